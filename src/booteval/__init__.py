@@ -1,0 +1,60 @@
+"""booteval: honest numbers for machine-learning evaluation.
+
+Every metric with a confidence interval, under any resampling design (iid,
+stratified, clustered), with every standard interval method.
+
+>>> import booteval
+>>> r = booteval.ci([0.71, 0.93, 0.88, 0.64, 0.95, 0.79, 0.85, 0.90], seed=0)
+>>> r.estimate
+0.8312499999999999
+"""
+
+from ._errors import (
+    BootevalError,
+    BootevalWarning,
+    DegenerateIntervalWarning,
+    InvalidInputError,
+    UndefinedReplicateWarning,
+)
+from .analytic import (
+    AnalyticInterval,
+    DeLongTest,
+    clopper_pearson_interval,
+    delong_interval,
+    delong_test,
+    fisher_z_interval,
+    wilson_interval,
+)
+from .confidence import ci
+from .design import Design, make_design
+from .intervals import METHODS, Transform
+from .metrics import CallableMetric, Metric, get_metric, list_metrics
+from .results import CIResult
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "METHODS",
+    "AnalyticInterval",
+    "BootevalError",
+    "BootevalWarning",
+    "CIResult",
+    "CallableMetric",
+    "DeLongTest",
+    "DegenerateIntervalWarning",
+    "Design",
+    "InvalidInputError",
+    "Metric",
+    "Transform",
+    "UndefinedReplicateWarning",
+    "__version__",
+    "ci",
+    "clopper_pearson_interval",
+    "delong_interval",
+    "delong_test",
+    "fisher_z_interval",
+    "get_metric",
+    "list_metrics",
+    "make_design",
+    "wilson_interval",
+]

@@ -1,0 +1,197 @@
+"""Input checks shared by the public functions, with messages that name the parameter.
+
+Everything the user passes is normalized here once, at the public boundary;
+the algorithm code below never re-validates.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from ._errors import InvalidInputError
+
+__all__ = [
+    "as_float_array",
+    "as_label_array",
+    "check_confidence_level",
+    "check_n_resamples",
+    "check_positive_int",
+    "check_same_length",
+    "check_seed",
+    "describe_value",
+]
+
+
+def describe_value(x: object) -> str:
+    """A short description of a received value for error messages."""
+    if isinstance(x, np.ndarray):
+        return f"an array of shape {x.shape} and dtype {x.dtype}"
+    r = repr(x)
+    return r if len(r) <= 60 else r[:57] + "..."
+
+
+def _to_numpy(x: object, name: str) -> np.ndarray:
+    if x is None:
+        raise InvalidInputError(name, "an array-like (list, NumPy array, pandas Series)", "None")
+    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
+        x = x.to_numpy()
+    try:
+        return np.asarray(x)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(name, "an array-like", f"{type(x).__name__} ({exc})") from None
+
+
+def as_float_array(x: object, name: str, *, ndim: tuple[int, ...] = (1,)) -> np.ndarray:
+    """Convert to a finite float64 array with one of the allowed dimensions.
+
+    Examples
+    --------
+    >>> as_float_array([1, 2, 3], "scores")
+    array([1., 2., 3.])
+    """
+    a = _to_numpy(x, name)
+    if a.ndim not in ndim:
+        allowed = " or ".join(f"{d}-D" for d in ndim)
+        raise InvalidInputError(name, f"a {allowed} array", f"an array of shape {a.shape}")
+    if a.shape[0] == 0:
+        raise InvalidInputError(name, "at least one row", "an empty array")
+    if a.dtype == object or a.dtype.kind in "USV":
+        try:
+            a = a.astype(np.float64)
+        except (TypeError, ValueError):
+            raise InvalidInputError(
+                name, "numeric values", f"values of type {a.dtype}", "Are these labels?"
+            ) from None
+    elif a.dtype.kind == "b":
+        a = a.astype(np.float64)
+    elif a.dtype.kind not in "iuf":
+        raise InvalidInputError(name, "numeric values", f"values of dtype {a.dtype}")
+    a = np.asarray(a, dtype=np.float64)
+    bad = ~np.isfinite(a)
+    if bad.any():
+        first = int(np.flatnonzero(bad.reshape(a.shape[0], -1).any(axis=1))[0])
+        raise InvalidInputError(
+            name,
+            "finite values",
+            f"{int(bad.sum())} NaN or infinite value(s), the first in row {first}",
+            "Remove or impute missing outputs before bootstrapping.",
+        )
+    return a
+
+
+def as_label_array(x: object, name: str) -> np.ndarray:
+    """Convert to a 1-D array of class labels (numbers or strings, no missing values).
+
+    Examples
+    --------
+    >>> as_label_array(["cat", "dog"], "y_true")
+    array(['cat', 'dog'], dtype='<U3')
+    """
+    a = _to_numpy(x, name)
+    if a.ndim != 1:
+        raise InvalidInputError(name, "a 1-D array of labels", f"an array of shape {a.shape}")
+    if a.shape[0] == 0:
+        raise InvalidInputError(name, "at least one row", "an empty array")
+    if a.dtype.kind == "f":
+        bad = ~np.isfinite(a)
+        if bad.any():
+            raise InvalidInputError(
+                name, "labels without NaN or infinite values",
+                f"{int(bad.sum())} missing value(s), the first in row {int(np.flatnonzero(bad)[0])}",
+            )
+    elif a.dtype == object:
+        missing = [i for i, v in enumerate(a) if v is None or (isinstance(v, float) and v != v)]
+        if missing:
+            raise InvalidInputError(
+                name, "labels without missing values",
+                f"{len(missing)} missing value(s), the first in row {missing[0]}",
+            )
+    return a
+
+
+def check_same_length(arrays: dict[str, np.ndarray]) -> int:
+    """Check that all arrays have the same number of rows; return it."""
+    lengths = {k: v.shape[0] for k, v in arrays.items()}
+    if len(set(lengths.values())) > 1:
+        names = list(lengths)
+        first = names[0]
+        other = next(k for k in names if lengths[k] != lengths[first])
+        raise InvalidInputError(
+            other,
+            f"the same number of rows as `{first}` ({lengths[first]})",
+            f"{lengths[other]} rows",
+        )
+    return next(iter(lengths.values()))
+
+
+def check_confidence_level(confidence_level: object) -> float:
+    """A float strictly between 0 and 1.
+
+    Examples
+    --------
+    >>> check_confidence_level(0.9)
+    0.9
+    """
+    if (
+        not isinstance(confidence_level, numbers.Real)
+        or isinstance(confidence_level, bool)
+        or not (0.0 < float(confidence_level) < 1.0)
+    ):
+        raise InvalidInputError(
+            "confidence_level",
+            "a number strictly between 0 and 1 (e.g. 0.95)",
+            describe_value(confidence_level),
+            "Pass 0.95 rather than 95." if isinstance(confidence_level, numbers.Real)
+            and 1 < float(confidence_level) < 100 else "",
+        )
+    return float(confidence_level)
+
+
+def check_positive_int(value: object, name: str, *, minimum: int = 1) -> int:
+    """An integer >= ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise InvalidInputError(name, f"an integer >= {minimum}", describe_value(value))
+    return int(value)
+
+
+def check_n_resamples(n_resamples: object, confidence_level: float) -> int:
+    """Enough resamples that each tail of the interval holds at least one replicate."""
+    b = check_positive_int(n_resamples, "n_resamples")
+    tail = (1.0 - confidence_level) / 2.0
+    needed = math.ceil(1.0 / tail - 1e-9)
+    if b < needed:
+        raise InvalidInputError(
+            "n_resamples",
+            f"at least {needed} for confidence_level={confidence_level:g} "
+            "(so that each tail holds one replicate)",
+            str(b),
+            "Use 10_000 for publication, 1_000 for a quick look.",
+        )
+    return b
+
+
+def check_seed(seed: object) -> int:
+    """Return a non-negative integer seed; draw fresh entropy (and return it) for ``None``.
+
+    Examples
+    --------
+    >>> check_seed(7)
+    7
+    >>> isinstance(check_seed(None), int)
+    True
+    """
+    if seed is None:
+        return int(np.random.SeedSequence().entropy)
+    if isinstance(seed, np.random.SeedSequence):
+        return int(seed.entropy)
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise InvalidInputError(
+            "seed",
+            "None or a non-negative integer",
+            describe_value(seed),
+            "booteval never uses a global random state; pass an integer to reproduce a run.",
+        )
+    return int(seed)

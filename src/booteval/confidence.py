@@ -1,0 +1,255 @@
+"""``booteval.ci``: a confidence interval for one system's metric."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ._engine import run_replicates
+from ._errors import BootevalError, InvalidInputError, UndefinedReplicateWarning
+from ._validation import (
+    check_confidence_level,
+    check_n_resamples,
+    check_positive_int,
+    check_seed,
+)
+from .design import make_design
+from .intervals import METHODS, compute_interval, resolve_transform
+from .metrics import Metric, resolve_metric
+from .results import CIResult, freeze
+
+__all__ = ["UNDEFINED_POLICIES", "UNDEFINED_WARN_FRACTION", "ci"]
+
+UNDEFINED_POLICIES = ("drop", "raise")
+#: ``on_undefined="drop"`` warns when more than this fraction of replicates is undefined
+UNDEFINED_WARN_FRACTION = 0.01
+
+
+def _check_choice(value: object, name: str, choices: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise InvalidInputError(name, f"one of {', '.join(map(repr, choices))}", repr(value))
+    return value
+
+
+def ci(
+    *data: Any,
+    metric: str | Metric | Callable[..., float] | None = None,
+    method: str = "bca",
+    confidence_level: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int | None = None,
+    batch: int | None = None,
+    strata: Any = None,
+    clusters: Any = None,
+    transform: Any = None,
+    on_undefined: str = "drop",
+    metric_kwargs: dict[str, Any] | None = None,
+    n_inner: int = 50,
+    bca_ties: str = "half",
+) -> CIResult:
+    """A metric's point estimate with a bootstrap confidence interval.
+
+    Parameters
+    ----------
+    *data : array-like
+        ``scores`` (one value per row; the metric defaults to the mean), or
+        ``y_true, y_pred`` (labels and predicted labels), or ``y_true, y_score``
+        (labels and scores or probabilities), as the metric requires. Lists,
+        NumPy arrays and pandas Series are accepted.
+    metric : str, Metric or callable, optional
+        A registry name (see :func:`booteval.list_metrics`), a
+        :class:`~booteval.metrics.Metric`, or any callable ``f(x) -> float`` or
+        ``f(y_true, y_pred) -> float`` (e.g. a scikit-learn metric). A callable
+        takes the slow generic path: one call per replicate.
+    method : {"bca", "percentile", "basic", "normal", "studentized"}
+        The interval method (see :mod:`booteval.intervals` for the exact
+        conventions). ``"studentized"`` uses the metric's analytic standard
+        error where it has one (means, proportions, mean losses) and a nested
+        bootstrap of ``n_inner`` resamples per replicate otherwise.
+    confidence_level : float
+        Strictly between 0 and 1.
+    n_resamples : int
+        Number of bootstrap replicates ``B``.
+    seed : int, optional
+        Seeds the run; the same seed gives the same result for any ``batch``.
+        When omitted, fresh entropy is drawn and recorded in ``result.seed``.
+    batch : int, optional
+        Replicates processed at once (bounds memory to about
+        ``batch * n_units`` numbers); by default about 32 MB worth.
+    strata : array-like, optional
+        Stratum of each row: resample within strata, keeping their sizes.
+    clusters : array-like, optional
+        Independent unit of each row (speaker, source document, question):
+        resample whole clusters. May be combined with ``strata`` (each cluster
+        inside one stratum).
+    transform : {"logit", "fisher"}, pair of callables, optional
+        Applied to every replicate before forming the interval and mapped back
+        after. ``"logit"`` uses the continuity correction ``(k + 0.5)/(n + 1)``.
+    on_undefined : {"drop", "raise"}
+        Replicates where the metric is undefined (NaN, e.g. AUC with one class)
+        are dropped and counted in ``result.n_undefined`` (with an
+        :class:`~booteval.UndefinedReplicateWarning` when more than 1 % are), or
+        raise :class:`~booteval.BootevalError`.
+    metric_kwargs : dict, optional
+        Parameters for a named metric or extra keyword arguments for a
+        callable, e.g. ``{"average": "macro"}``.
+    n_inner : int
+        Inner resamples per replicate for a nested studentized interval.
+    bca_ties : {"half", "below"}
+        How replicates equal to the estimate count in BCa's bias correction:
+        one half (default, as scipy) or not at all (R boot).
+
+    Returns
+    -------
+    CIResult
+
+    Examples
+    --------
+    >>> import booteval
+    >>> y_true = [0, 1, 1, 0, 1, 1, 0, 1, 1, 1] * 10
+    >>> y_pred = [0, 1, 0, 0, 1, 1, 1, 1, 1, 1] * 10
+    >>> r = booteval.ci(y_true, y_pred, metric="accuracy", seed=0)
+    >>> r.estimate
+    0.8
+    >>> print(r.format(scale=100, digits=1))
+    80.0 (71.0, 87.0)
+    """
+    level = check_confidence_level(confidence_level)
+    b = check_n_resamples(n_resamples, level)
+    seed_int = check_seed(seed)
+    method = _check_choice(method, "method", METHODS)
+    on_undefined = _check_choice(on_undefined, "on_undefined", UNDEFINED_POLICIES)
+    bca_ties = _check_choice(bca_ties, "bca_ties", ("half", "below"))
+    if batch is not None:
+        batch = check_positive_int(batch, "batch")
+    n_inner = check_positive_int(n_inner, "n_inner", minimum=2)
+    if not data:
+        raise InvalidInputError("data", "at least one array (scores, or y_true and y_pred)",
+                                "no arrays")
+    m = resolve_metric(metric, metric_kwargs, len(data))
+    if len(data) != m.n_inputs:
+        raise InvalidInputError(
+            "data",
+            f"{m.n_inputs} array(s) ({', '.join(m.input_names)}) for metric {m.label!r}",
+            f"{len(data)} array(s)",
+        )
+    arrays = m.validate(*data)
+    n = arrays[0].shape[0]
+    design = make_design(n, strata=strata, clusters=clusters)
+    evaluator = m.bind(arrays, design)
+    estimate = evaluator.estimate()
+    if not math.isfinite(estimate):
+        raise InvalidInputError(
+            ", ".join(m.input_names),
+            f"data on which {m.label!r} is defined",
+            f"data where it evaluates to {estimate}",
+        )
+    tr = resolve_transform(transform, evaluator.count)
+
+    want_se = method == "studentized"
+    reps, ses = run_replicates(evaluator, design, b, seed_int, batch, want_se=want_se,
+                               n_inner=n_inner)
+    defined = np.isfinite(reps)
+    n_undefined = int(b - defined.sum())
+    if n_undefined:
+        reason = getattr(evaluator, "first_error", None)
+        msg = (
+            f"metric {m.label!r} was undefined on {n_undefined} of {b} replicates"
+            + (f" (first error: {reason})" if reason else "")
+        )
+        if on_undefined == "raise":
+            raise BootevalError(msg + "; pass on_undefined='drop' to drop and count them.")
+        if n_undefined == b:
+            raise BootevalError(msg + ": no interval can be formed.")
+        if n_undefined > UNDEFINED_WARN_FRACTION * b:
+            hint = " Consider strata= (e.g. the class labels)." if m.name in (
+                "roc_auc", "average_precision") else ""
+            warnings.warn(
+                msg + "; they were dropped, so the interval is conditional on the metric being "
+                "defined." + hint, UndefinedReplicateWarning, stacklevel=2,
+            )
+    values = reps[defined]
+    rep_ses = ses[defined] if ses is not None else None
+    if tr is not None and tr.name.startswith("logit") and (
+        values.min() < 0 or values.max() > 1 or not 0 <= estimate <= 1
+    ):
+        raise InvalidInputError(
+            "transform", f"a metric with values in [0, 1] for 'logit' ({m.label!r} is not)",
+            "'logit'",
+        )
+
+    se_hat: float | None = None
+    if want_se:
+        se_hat = (
+            float(evaluator.standard_errors(np.ones((1, design.n_units)))[0])
+            if evaluator.has_standard_error else float(np.std(values, ddof=1))
+        )
+
+    jack_cache: dict[str, np.ndarray] = {}
+
+    def jackknife() -> np.ndarray:
+        if "j" not in jack_cache:
+            jack_cache["j"] = freeze(evaluator.jackknife())
+        return jack_cache["j"]
+
+    bounds = m.bounds
+    notes_base: tuple[str, ...] = ()
+    if design.clustered:
+        effective_n = _effective_n(m, arrays, n, jackknife() if m.vectorized else None)
+    else:
+        effective_n = float(n)
+
+    def build(meth: str, lev: float) -> CIResult:
+        _check_choice(meth, "method", METHODS)
+        if meth == "studentized" and rep_ses is None:
+            raise InvalidInputError(
+                "method", "a method other than 'studentized' for a result computed without "
+                "per-replicate standard errors", "'studentized'",
+                "Run booteval.ci(..., method='studentized') instead.",
+            )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = compute_interval(
+                meth, estimate, values, lev,
+                jackknife=jackknife() if meth == "bca" else None,
+                standard_error=se_hat, replicate_standard_errors=rep_ses,
+                transform=tr, bounds=bounds, ties=bca_ties,
+            )
+        for w in caught:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return CIResult(
+            estimate=estimate, low=out.low, high=out.high, confidence_level=lev, method=meth,
+            metric=m.label, n=n, n_clusters=design.n_clusters, effective_n=effective_n,
+            n_resamples=b, seed=seed_int,
+            standard_error=float(np.std(values, ddof=1)) if values.size > 1 else 0.0,
+            n_undefined=n_undefined, mcse_low=out.mcse_low, mcse_high=out.mcse_high,
+            design=design.describe(), transform=tr.name if tr is not None else None,
+            distribution=freeze(values),
+            jackknife=jack_cache.get("j"),
+            replicate_standard_errors=freeze(rep_ses), estimate_standard_error=se_hat,
+            notes=notes_base + out.notes, details=dict(out.details), _recompute=build,
+        )
+
+    return build(method, level)
+
+
+def _effective_n(m: Metric, arrays: tuple[np.ndarray, ...], n: int,
+                 cluster_jack: np.ndarray | None) -> float:
+    """``n * var_iid / var_design`` from row-level and cluster-level jackknife variances."""
+    if cluster_jack is None:
+        return math.nan
+    row_jack = m.bind(arrays, make_design(n)).jackknife()
+
+    def jvar(v: np.ndarray) -> float:
+        v = v[np.isfinite(v)]
+        k = v.size
+        return (k - 1) / k * float(np.sum((v - v.mean()) ** 2)) if k > 1 else math.nan
+
+    v_row, v_cl = jvar(row_jack), jvar(np.asarray(cluster_jack))
+    if not (v_cl > 0) or not math.isfinite(v_row):
+        return math.nan
+    return n * v_row / v_cl

@@ -1,0 +1,16 @@
+"""Metrics: the protocol, the registry and the built-in metrics by family."""
+
+from ._base import Evaluator, Metric, SumEvaluator
+from ._generic import CallableMetric
+from ._registry import REGISTRY, get_metric, list_metrics, resolve_metric
+
+__all__ = [
+    "REGISTRY",
+    "CallableMetric",
+    "Evaluator",
+    "Metric",
+    "SumEvaluator",
+    "get_metric",
+    "list_metrics",
+    "resolve_metric",
+]

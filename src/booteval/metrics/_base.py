@@ -1,0 +1,224 @@
+"""The metric protocol: a metric binds to data and a design and returns an evaluator.
+
+A :class:`Metric` knows what inputs it takes and how to validate them. Bound
+to normalized data and a :class:`~booteval.design.Design`, it yields an
+:class:`Evaluator` that computes
+
+* ``estimate()``: the metric on the original data;
+* ``replicates(unit_weights)``: one value per row of a ``(batch, n_units)``
+  weight matrix (NaN where the metric is undefined on that replicate);
+* ``jackknife()``: the leave-one-unit-out values (a unit is a row, or a cluster
+  under a cluster design), for BCa's acceleration;
+* optionally ``standard_errors(unit_weights)``: an analytic standard error per
+  replicate, for the studentized interval.
+
+:class:`SumEvaluator` serves every metric that is a function of weighted sums of
+per-row statistics: all replicates are one ``weights @ stats`` product, and the
+jackknife is the total minus each unit's sums, in closed form.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..design import Design
+
+__all__ = ["Evaluator", "Metric", "SumEvaluator", "unit_sums"]
+
+# rows of the jackknife computed at once (bounds memory for wide statistics)
+_JACK_CHUNK = 1 << 14
+
+
+class Evaluator(ABC):
+    """A metric bound to one data set and one design."""
+
+    #: whether :meth:`standard_errors` is available (analytic standard errors)
+    has_standard_error: bool = False
+
+    def __init__(self, n_rows: int, n_units: int, count: int | None = None) -> None:
+        self.n_rows = n_rows
+        self.n_units = n_units
+        #: the sample size of the logit transform's continuity correction
+        self.count = n_rows if count is None else int(count)
+
+    @abstractmethod
+    def estimate(self) -> float:
+        """The metric on the original data."""
+
+    @abstractmethod
+    def replicates(self, unit_weights: np.ndarray) -> np.ndarray:
+        """Metric values for each row of ``unit_weights`` (shape ``(batch, n_units)``)."""
+
+    @abstractmethod
+    def jackknife(self) -> np.ndarray:
+        """Leave-one-unit-out metric values, shape ``(n_units,)``."""
+
+    def standard_errors(self, unit_weights: np.ndarray) -> np.ndarray:
+        """Analytic standard error of the metric within each replicate."""
+        raise NotImplementedError(f"{type(self).__name__} has no analytic standard error")
+
+
+class Metric(ABC):
+    """An evaluation metric that booteval can bootstrap.
+
+    Subclasses set the class attributes and implement :meth:`validate` and
+    :meth:`bind`.
+
+    Attributes
+    ----------
+    name : str
+        Registry name.
+    input_names : tuple of str
+        Names of the positional inputs, e.g. ``("scores",)`` or
+        ``("y_true", "y_pred")``; used in error messages.
+    bounds : (float, float) or None
+        The metric's range; interval endpoints are clipped to it.
+    greater_is_better : bool
+    vectorized : bool
+        ``False`` for the generic (per-replicate call) path.
+    """
+
+    name: ClassVar[str] = "metric"
+    input_names: ClassVar[tuple[str, ...]] = ("scores",)
+    bounds: tuple[float, float] | None = None
+    greater_is_better: bool = True
+    vectorized: bool = True
+
+    def __init__(self, **params: Any) -> None:
+        self.params = dict(params)
+
+    @property
+    def n_inputs(self) -> int:
+        """Number of positional data arrays the metric takes."""
+        return len(self.input_names)
+
+    @property
+    def label(self) -> str:
+        """The name with any non-default parameters, e.g. ``f1(average='macro')``."""
+        if not self.params:
+            return self.name
+        inner = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        return f"{self.name}({inner})"
+
+    def __repr__(self) -> str:
+        return f"<Metric {self.label}>"
+
+    @abstractmethod
+    def validate(self, *arrays: object) -> tuple[np.ndarray, ...]:
+        """Normalize and check the user's inputs; raise :class:`InvalidInputError`."""
+
+    @abstractmethod
+    def bind(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
+        """Bind validated inputs and a design."""
+
+    def __call__(self, *arrays: object) -> float:
+        """The metric on data, e.g. ``get_metric("accuracy")(y_true, y_pred)``."""
+        data = self.validate(*arrays)
+        from ..design import make_design
+
+        return self.bind(data, make_design(data[0].shape[0])).estimate()
+
+
+def unit_sums(stats: np.ndarray | sp.spmatrix, design: Design) -> np.ndarray | sp.csr_matrix:
+    """Sum per-row statistics within each resampling unit.
+
+    Parameters
+    ----------
+    stats : ndarray or sparse matrix, shape (n_rows, k)
+    design : Design
+
+    Returns
+    -------
+    ndarray or csr_matrix, shape (n_units, k)
+    """
+    if not design.clustered:
+        return stats
+    agg = sp.csr_matrix(
+        (np.ones(design.n_rows), (design.unit_of_row, np.arange(design.n_rows))),
+        shape=(design.n_units, design.n_rows),
+    )
+    out = agg @ stats
+    return out if sp.issparse(out) else np.asarray(out)
+
+
+def _matmul(weights: np.ndarray, stats: np.ndarray | sp.spmatrix) -> np.ndarray:
+    if sp.issparse(stats):
+        return np.asarray((stats.T @ weights.T).T)
+    return weights @ stats
+
+
+class SumEvaluator(Evaluator):
+    """Evaluator for a metric that is a function of weighted sums of row statistics.
+
+    Parameters
+    ----------
+    stats : ndarray or sparse matrix, shape (n_rows, k)
+        Per-row statistics.
+    design : Design
+    from_sums : callable
+        Maps an ``(m, k)`` array of sums to ``m`` metric values (NaN where
+        undefined).
+    count : int, optional
+        Sample size for the logit continuity correction.
+    se_from_sums : callable, optional
+        Maps ``(m, k + q)`` sums to standard errors, where the ``q`` extra
+        columns come from ``unit_extra``.
+    unit_extra : callable, optional
+        Maps the unit sums ``(n_units, k)`` to ``q`` extra unit-level columns
+        (e.g. squares of unit sums, for a cluster-robust standard error).
+    """
+
+    def __init__(
+        self,
+        stats: np.ndarray | sp.spmatrix,
+        design: Design,
+        from_sums: Callable[[np.ndarray], np.ndarray],
+        *,
+        count: int | None = None,
+        se_from_sums: Callable[[np.ndarray], np.ndarray] | None = None,
+        unit_extra: Callable[[np.ndarray], np.ndarray] | None = None,
+    ) -> None:
+        super().__init__(design.n_rows, design.n_units, count)
+        self.unit_stats = unit_sums(stats, design)
+        self.from_sums = from_sums
+        self.total = np.asarray(self.unit_stats.sum(axis=0)).reshape(-1)
+        self._se_from_sums = se_from_sums
+        if se_from_sums is not None and unit_extra is not None:
+            dense = self.unit_stats.toarray() if sp.issparse(self.unit_stats) else self.unit_stats
+            self._se_stats = np.hstack([dense, unit_extra(dense)])
+            self.has_standard_error = True
+
+    def estimate(self) -> float:
+        return float(self.from_sums(self.total[None, :])[0])
+
+    def replicates(self, unit_weights: np.ndarray) -> np.ndarray:
+        return np.asarray(self.from_sums(_matmul(unit_weights, self.unit_stats)), dtype=float)
+
+    def jackknife(self) -> np.ndarray:
+        out = np.empty(self.n_units)
+        s = self.unit_stats
+        for lo in range(0, self.n_units, _JACK_CHUNK):
+            hi = min(lo + _JACK_CHUNK, self.n_units)
+            part = s[lo:hi]
+            part = part.toarray() if sp.issparse(part) else part
+            out[lo:hi] = self.from_sums(self.total[None, :] - part)
+        return out
+
+    def standard_errors(self, unit_weights: np.ndarray) -> np.ndarray:
+        if not self.has_standard_error:
+            return super().standard_errors(unit_weights)
+        return np.asarray(self._se_from_sums(unit_weights @ self._se_stats), dtype=float)
+
+
+def safe_divide(num: np.ndarray, den: np.ndarray, zero_division: float) -> np.ndarray:
+    """``num / den`` with ``zero_division`` where ``den == 0``."""
+    num = np.asarray(num, dtype=float)
+    den = np.asarray(den, dtype=float)
+    out = np.full(np.broadcast(num, den).shape, float(zero_division))
+    np.divide(num, den, out=out, where=den != 0)
+    return out

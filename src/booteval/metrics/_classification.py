@@ -1,0 +1,356 @@
+"""Classification metrics computed from weighted confusion counts.
+
+Every replicate's confusion matrix is one product of the weight matrix with a
+sparse one-hot encoding of each row's (true, predicted) cell, so the cost is
+that of a single pass over the weights whatever the number of classes. The
+leave-one-out values follow in closed form (the total minus one unit's counts).
+
+The class set is fixed on the original data (the union of the labels in
+``y_true`` and ``y_pred``), so a class missing from a replicate still counts in a
+macro average, where its undefined terms follow ``zero_division``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._errors import InvalidInputError
+from .._validation import as_label_array, check_same_length
+from ..design import Design
+from ._base import Evaluator, Metric, SumEvaluator, safe_divide
+
+__all__ = [
+    "Accuracy",
+    "BalancedAccuracy",
+    "CohenKappa",
+    "ErrorRate",
+    "F1",
+    "MatthewsCorrCoef",
+    "Precision",
+    "Recall",
+]
+
+AVERAGES = ("binary", "macro", "micro", "weighted")
+
+
+def _encode_pair(y_true: np.ndarray, y_pred: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    try:
+        classes = np.unique(np.concatenate([y_true, y_pred]))
+    except TypeError:
+        raise InvalidInputError(
+            "y_pred", "labels of the same type as `y_true`",
+            f"{y_pred.dtype} labels against {y_true.dtype} labels",
+        ) from None
+    return classes, np.searchsorted(classes, y_true), np.searchsorted(classes, y_pred)
+
+
+def _check_zero_division(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not (
+        value in (0, 1) or np.isnan(value)
+    ):
+        raise InvalidInputError("zero_division", "0, 1 or numpy.nan", repr(value))
+    return float(value)
+
+
+class _LabelMetric(Metric):
+    """Base of metrics on ``(y_true, y_pred)`` class labels."""
+
+    input_names: ClassVar[tuple[str, ...]] = ("y_true", "y_pred")
+    bounds = (0.0, 1.0)
+
+    def validate(self, *arrays: object) -> tuple[np.ndarray, ...]:
+        y_true = as_label_array(arrays[0], "y_true")
+        y_pred = as_label_array(arrays[1], "y_pred")
+        check_same_length({"y_true": y_true, "y_pred": y_pred})
+        return y_true, y_pred
+
+
+class _ConfusionMetric(_LabelMetric):
+    """A metric that is a function of the confusion matrix."""
+
+    def _from_confusion(self, cm: np.ndarray, ctx: dict[str, Any]) -> np.ndarray:
+        raise NotImplementedError
+
+    def _context(self, classes: np.ndarray, y_true: np.ndarray, y_pred: np.ndarray) -> dict:
+        return {}
+
+    def bind(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
+        y_true, y_pred = arrays
+        classes, t, p = _encode_pair(y_true, y_pred)
+        k = classes.size
+        ctx = self._context(classes, y_true, y_pred)
+        ctx["k"] = k
+        n = t.size
+        onehot = sp.csr_matrix((np.ones(n), (np.arange(n), t * k + p)), shape=(n, k * k))
+
+        def from_sums(sums: np.ndarray) -> np.ndarray:
+            return self._from_confusion(np.asarray(sums).reshape(-1, k, k), ctx)
+
+        return SumEvaluator(onehot, design, from_sums)
+
+
+class Accuracy(_LabelMetric):
+    """Fraction of rows where the prediction equals the label.
+
+    Has an analytic standard error (the linearized, cluster-robust one when
+    clustered), used by the studentized interval.
+
+    Examples
+    --------
+    >>> Accuracy()([0, 1, 1, 0], [0, 1, 0, 0])
+    0.75
+    """
+
+    name = "accuracy"
+
+    def _hits(self, y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
+        classes, t, p = _encode_pair(y_true, y_pred)
+        return (t == p).astype(float)
+
+    def bind(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
+        from ._regression import ratio_evaluator
+
+        return ratio_evaluator(self._hits(*arrays), None, design)
+
+
+class ErrorRate(Accuracy):
+    """Fraction of rows where the prediction differs from the label.
+
+    Examples
+    --------
+    >>> ErrorRate()([0, 1, 1, 0], [0, 1, 0, 0])
+    0.25
+    """
+
+    name = "error_rate"
+    greater_is_better = False
+
+    def _hits(self, y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
+        return 1.0 - super()._hits(y_true, y_pred)
+
+
+class _AveragedMetric(_ConfusionMetric):
+    """Precision, recall or F1 with sklearn's ``average`` and ``pos_label`` conventions."""
+
+    def __init__(
+        self, *, average: str = "binary", pos_label: Any = 1, zero_division: float = 0.0
+    ) -> None:
+        if average not in AVERAGES:
+            raise InvalidInputError(
+                "average", f"one of {', '.join(map(repr, AVERAGES))}", repr(average)
+            )
+        zero_division = _check_zero_division(zero_division)
+        params: dict[str, Any] = {} if average == "binary" else {"average": average}
+        if average == "binary" and pos_label != 1:
+            params["pos_label"] = pos_label
+        if zero_division != 0.0:
+            params["zero_division"] = zero_division
+        super().__init__(**params)
+        self.average = average
+        self.pos_label = pos_label
+        self.zero_division = zero_division
+
+    def _context(self, classes: np.ndarray, y_true: np.ndarray, y_pred: np.ndarray) -> dict:
+        if self.average != "binary":
+            return {}
+        if classes.size > 2:
+            raise InvalidInputError(
+                "average",
+                "a multiclass average ('macro', 'micro' or 'weighted') for "
+                f"{classes.size} classes",
+                "'binary'",
+                f"The labels are {classes.tolist()[:10]}.",
+            )
+        hit = np.flatnonzero(classes == self.pos_label)
+        if hit.size == 0:
+            raise InvalidInputError(
+                "pos_label", f"one of the labels {classes.tolist()}", repr(self.pos_label)
+            )
+        return {"pos": int(hit[0])}
+
+    # per-class numerators and denominators: (m, k) arrays
+    def _parts(self, tp: np.ndarray, pred: np.ndarray, true: np.ndarray):
+        raise NotImplementedError
+
+    def _from_confusion(self, cm: np.ndarray, ctx: dict[str, Any]) -> np.ndarray:
+        tp = np.diagonal(cm, axis1=1, axis2=2)
+        pred = cm.sum(axis=1)
+        true = cm.sum(axis=2)
+        num, den = self._parts(tp, pred, true)
+        zd = self.zero_division
+        if self.average == "binary":
+            j = ctx["pos"]
+            return safe_divide(num[:, j], den[:, j], zd)
+        if self.average == "micro":
+            return safe_divide(num.sum(axis=1), den.sum(axis=1), zd)
+        per_class = safe_divide(num, den, zd)
+        if self.average == "macro":
+            if np.isnan(zd):
+                with np.errstate(invalid="ignore"), _quiet():
+                    return np.nanmean(per_class, axis=1)
+            return per_class.mean(axis=1)
+        # weighted by support (true counts) in the replicate
+        support = true
+        total = support.sum(axis=1)
+        if np.isnan(zd):
+            mask = ~np.isnan(per_class)
+            w = np.where(mask, support, 0.0)
+            return safe_divide(np.nansum(per_class * w, axis=1), w.sum(axis=1), np.nan)
+        return safe_divide((per_class * support).sum(axis=1), total, zd)
+
+
+class _quiet:
+    def __enter__(self) -> None:
+        import warnings
+
+        self._w = warnings.catch_warnings()
+        self._w.__enter__()
+        warnings.simplefilter("ignore", RuntimeWarning)
+
+    def __exit__(self, *exc: object) -> None:
+        self._w.__exit__(*exc)
+
+
+class Precision(_AveragedMetric):
+    """Precision: true positives over predicted positives (sklearn's conventions).
+
+    Parameters
+    ----------
+    average : {"binary", "macro", "micro", "weighted"}
+    pos_label : label, default 1
+        The positive class for ``average="binary"``.
+    zero_division : {0, 1, nan}
+        Value where a class has no predicted rows; ``nan`` makes it undefined
+        (and drops the class from macro and weighted averages).
+
+    Examples
+    --------
+    >>> Precision()([0, 1, 1, 0], [1, 1, 0, 0])
+    0.5
+    """
+
+    name = "precision"
+
+    def _parts(self, tp, pred, true):
+        return tp, pred
+
+
+class Recall(_AveragedMetric):
+    """Recall: true positives over actual positives (sklearn's conventions).
+
+    Examples
+    --------
+    >>> Recall(average="macro")([0, 1, 2, 2], [0, 1, 2, 0])
+    0.8333333333333334
+    """
+
+    name = "recall"
+
+    def _parts(self, tp, pred, true):
+        return tp, true
+
+
+class F1(_AveragedMetric):
+    """F1 score, ``2 TP / (2 TP + FP + FN)`` per class (sklearn's conventions).
+
+    Examples
+    --------
+    >>> round(F1(average="macro")([0, 1, 2, 2], [0, 1, 2, 0]), 6)
+    0.822222
+    """
+
+    name = "f1"
+
+    def _parts(self, tp, pred, true):
+        return 2 * tp, pred + true
+
+
+class BalancedAccuracy(_ConfusionMetric):
+    """Mean recall over the classes present in ``y_true`` (as sklearn).
+
+    Examples
+    --------
+    >>> BalancedAccuracy()([0, 0, 0, 1], [0, 0, 1, 1])
+    0.8333333333333333
+    """
+
+    name = "balanced_accuracy"
+
+    def _from_confusion(self, cm: np.ndarray, ctx: dict[str, Any]) -> np.ndarray:
+        tp = np.diagonal(cm, axis1=1, axis2=2)
+        true = cm.sum(axis=2)
+        per_class = safe_divide(tp, true, np.nan)
+        present = true > 0
+        return safe_divide(np.where(present, per_class, 0.0).sum(axis=1), present.sum(axis=1),
+                           np.nan)
+
+
+class MatthewsCorrCoef(_ConfusionMetric):
+    """Matthews correlation coefficient (multiclass form, as sklearn).
+
+    Parameters
+    ----------
+    zero_division : {0, 1, nan}, default 0
+        Value when the denominator is zero (all rows in one true or one
+        predicted class); sklearn returns 0.
+
+    Examples
+    --------
+    >>> MatthewsCorrCoef()([0, 0, 1, 1], [0, 0, 1, 1])
+    1.0
+    """
+
+    name = "mcc"
+    bounds = (-1.0, 1.0)
+
+    def __init__(self, *, zero_division: float = 0.0) -> None:
+        zd = _check_zero_division(zero_division)
+        super().__init__(**({"zero_division": zd} if zd != 0.0 else {}))
+        self.zero_division = zd
+
+    def _from_confusion(self, cm: np.ndarray, ctx: dict[str, Any]) -> np.ndarray:
+        tp = np.diagonal(cm, axis1=1, axis2=2).sum(axis=1)
+        pred = cm.sum(axis=1)
+        true = cm.sum(axis=2)
+        s = true.sum(axis=1)
+        cov_tp = tp * s - (true * pred).sum(axis=1)
+        cov_pp = s * s - (pred * pred).sum(axis=1)
+        cov_tt = s * s - (true * true).sum(axis=1)
+        den = np.sqrt(np.maximum(cov_pp * cov_tt, 0.0))
+        return safe_divide(cov_tp, den, self.zero_division)
+
+
+class CohenKappa(_ConfusionMetric):
+    """Cohen's kappa between labels and predictions (unweighted).
+
+    Undefined (NaN) when chance agreement is 1 (one class only), as sklearn.
+
+    Examples
+    --------
+    >>> CohenKappa()([0, 0, 1, 1], [0, 1, 1, 1])
+    0.5
+    """
+
+    name = "cohen_kappa"
+    bounds = (-1.0, 1.0)
+
+    def _from_confusion(self, cm: np.ndarray, ctx: dict[str, Any]) -> np.ndarray:
+        n = cm.sum(axis=(1, 2))
+        po = safe_divide(np.diagonal(cm, axis1=1, axis2=2).sum(axis=1), n, np.nan)
+        pe = safe_divide((cm.sum(axis=1) * cm.sum(axis=2)).sum(axis=1), n * n, np.nan)
+        return safe_divide(po - pe, 1.0 - pe, np.nan)
+
+
+METRICS: dict[str, type[Metric]] = {
+    "accuracy": Accuracy,
+    "error_rate": ErrorRate,
+    "precision": Precision,
+    "recall": Recall,
+    "f1": F1,
+    "balanced_accuracy": BalancedAccuracy,
+    "mcc": MatthewsCorrCoef,
+    "cohen_kappa": CohenKappa,
+}
