@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from .design import Design
@@ -9,13 +12,12 @@ from .metrics._base import Evaluator
 
 __all__ = ["default_batch", "run_replicates"]
 
-# cells of the (batch x units) weight matrix processed at once: 32 MB of float64
-_BATCH_CELLS = 1 << 22
+def default_batch(design: Design, n_resamples: int) -> int:
+    """One generator block of replicates (about 8 MB of weights) per batch.
 
-
-def default_batch(n_units: int, n_resamples: int) -> int:
-    """Replicates per batch so that one weight batch stays around 32 MB."""
-    return max(1, min(n_resamples, _BATCH_CELLS // max(n_units, 1)))
+    Aligning batches with the design's blocks means no block is drawn twice.
+    """
+    return max(1, min(n_resamples, design.block_size))
 
 
 def _inner_rng(seed: int, b: int) -> np.random.Generator:
@@ -31,6 +33,7 @@ def run_replicates(
     *,
     want_se: bool = False,
     n_inner: int = 50,
+    workers: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """All replicate values, and per-replicate standard errors when ``want_se``.
 
@@ -38,21 +41,40 @@ def run_replicates(
     one, and otherwise from a nested bootstrap of ``n_inner`` resamples drawn
     from each replicate (seeded per replicate, so independent of ``batch``).
     """
-    size = batch or default_batch(design.n_units, n_resamples)
+    design = evaluator.design or design
+    size = batch or default_batch(design, n_resamples)
     reps = np.empty(n_resamples)
     ses = np.empty(n_resamples) if want_se else None
-    for start in range(0, n_resamples, size):
+
+    def one_batch(start: int) -> None:
         stop = min(start + size, n_resamples)
         weights = design.unit_weights(seed, start, stop)
         reps[start:stop] = evaluator.replicates(weights)
         if ses is None:
-            continue
+            return
         if evaluator.has_standard_error:
             ses[start:stop] = evaluator.standard_errors(weights)
-            continue
+            return
         for i, b in enumerate(range(start, stop)):
             inner = design.nested_unit_weights(weights[i], n_inner, _inner_rng(seed, b))
             values = evaluator.replicates(inner)
             values = values[np.isfinite(values)]
             ses[b] = np.std(values, ddof=1) if values.size >= 2 else np.nan
+
+    starts = range(0, n_resamples, size)
+    n_workers = min(resolve_workers(workers), len(starts))
+    if n_workers <= 1 or not getattr(evaluator, "thread_safe", True):
+        for start in starts:
+            one_batch(start)
+    else:
+        with ThreadPoolExecutor(max_workers=n_workers) as pool:
+            for _ in pool.map(one_batch, starts):
+                pass
     return reps, ses
+
+
+def resolve_workers(workers: int | None) -> int:
+    """Number of threads: ``workers``, or the machine's cores when ``None``."""
+    if workers is None:
+        return max(1, os.cpu_count() or 1)
+    return max(1, int(workers))

@@ -50,6 +50,7 @@ def ci(
     metric_kwargs: dict[str, Any] | None = None,
     n_inner: int = 50,
     bca_ties: str = "half",
+    workers: int | None = None,
 ) -> CIResult:
     """A metric's point estimate with a bootstrap confidence interval.
 
@@ -79,7 +80,7 @@ def ci(
         When omitted, fresh entropy is drawn and recorded in ``result.seed``.
     batch : int, optional
         Replicates processed at once (bounds memory to about
-        ``batch * n_units`` numbers); by default about 32 MB worth.
+        ``batch * n_units`` numbers); by default one generator block (about 8 MB).
     strata : array-like, optional
         Stratum of each row: resample within strata, keeping their sizes.
     clusters : array-like, optional
@@ -102,6 +103,9 @@ def ci(
     bca_ties : {"half", "below"}
         How replicates equal to the estimate count in BCa's bias correction:
         one half (default, as scipy) or not at all (R boot).
+    workers : int, optional
+        Threads for the resampling (default: all cores). The result does not
+        depend on it. Callable metrics always run on one thread.
 
     Returns
     -------
@@ -151,8 +155,10 @@ def ci(
     tr = resolve_transform(transform, evaluator.count)
 
     want_se = method == "studentized"
+    if workers is not None:
+        workers = check_positive_int(workers, "workers")
     reps, ses = run_replicates(evaluator, design, b, seed_int, batch, want_se=want_se,
-                               n_inner=n_inner)
+                               n_inner=n_inner, workers=workers)
     defined = np.isfinite(reps)
     n_undefined = int(b - defined.sum())
     if n_undefined:
@@ -185,7 +191,7 @@ def ci(
     se_hat: float | None = None
     if want_se:
         se_hat = (
-            float(evaluator.standard_errors(np.ones((1, design.n_units)))[0])
+            float(evaluator.standard_errors((evaluator.design or design).original_weights())[0])
             if evaluator.has_standard_error else float(np.std(values, ddof=1))
         )
 

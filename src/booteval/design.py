@@ -29,6 +29,8 @@ __all__ = ["Design", "make_design"]
 
 # about one million (block x units) cells per generator block: 8 MB of int64
 _BLOCK_CELLS = 1 << 20
+# below this many (block x units) cells, counts are taken in one flat bincount
+_FLAT_CELLS = 1 << 16
 
 
 def _encode_groups(values: np.ndarray, parameter: str) -> tuple[np.ndarray, int]:
@@ -59,6 +61,9 @@ class Design:
         The unit each row belongs to.
     unit_stratum : ndarray of intp, shape (n_units,)
         The stratum of each unit (all zeros without strata).
+    unit_size : ndarray of int64 or None
+        For a *compressed* design (see :meth:`compress`), how many
+        interchangeable rows each unit stands for; ``None`` otherwise.
     n_strata : int
         Number of strata (1 without strata).
     clustered : bool
@@ -72,6 +77,7 @@ class Design:
     n_strata: int
     clustered: bool
     _strata_units: tuple[np.ndarray, ...] = field(repr=False)
+    unit_size: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def kind(self) -> str:
@@ -110,16 +116,35 @@ class Design:
         )
 
     # ------------------------------------------------------------------ weights
+    @property
+    def compressed(self) -> bool:
+        """Whether units are cells of interchangeable rows (see :meth:`compress`)."""
+        return self.unit_size is not None
+
     def _block(self, seed: int, j: int) -> np.ndarray:
-        """Unit counts of replicates ``j*block .. (j+1)*block - 1`` (int64)."""
+        """Unit counts of replicates ``j*block .. (j+1)*block - 1`` (as float64)."""
         size = self.block_size
         rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(0, j))))
-        counts = np.zeros((size, self.n_units), dtype=np.int64)
+        counts = np.empty((size, self.n_units), dtype=np.float64)
+        whole = len(self._strata_units) == 1
         for units in self._strata_units:
             m = units.size
-            draws = rng.integers(0, m, size=(size, m))
-            flat = (draws + (np.arange(size) * m)[:, None]).ravel()
-            counts[:, units] = np.bincount(flat, minlength=size * m).reshape(size, m)
+            cols = slice(None) if whole else units
+            if self.unit_size is not None:
+                mult = self.unit_size[units]
+                draws = int(mult.sum())
+                counts[:, cols] = rng.multinomial(draws, mult / draws, size=size)
+            elif size * m <= _FLAT_CELLS:
+                draws = rng.integers(0, m, size=(size, m))
+                flat = (draws + (np.arange(size) * m)[:, None]).ravel()
+                counts[:, cols] = np.bincount(flat, minlength=size * m).reshape(size, m)
+            elif whole:
+                # one replicate at a time keeps the counting array in cache
+                for i in range(size):
+                    counts[i] = np.bincount(rng.integers(0, m, size=m), minlength=m)
+            else:
+                for i in range(size):
+                    counts[i, units] = np.bincount(rng.integers(0, m, size=m), minlength=m)
         return counts
 
     def unit_weights(self, seed: int, start: int, stop: int) -> np.ndarray:
@@ -147,11 +172,18 @@ class Design:
             lo = max(start - j * size, 0)
             hi = min(stop - j * size, size)
             parts.append(block[lo:hi])
-        out = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
-        return out.astype(np.float64)
+        return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+
+    def original_weights(self) -> np.ndarray:
+        """Unit weights of the original data, shape ``(1, n_units)``."""
+        if self.unit_size is not None:
+            return self.unit_size[None, :].astype(np.float64)
+        return np.ones((1, self.n_units))
 
     def row_weights(self, unit_weights: np.ndarray) -> np.ndarray:
         """Expand unit weights ``(batch, n_units)`` to row weights ``(batch, n_rows)``."""
+        if self.compressed:
+            raise ValueError("a compressed design has no row-level weights")
         if not self.clustered:
             return unit_weights
         return unit_weights[:, self.unit_of_row]
@@ -181,20 +213,51 @@ class Design:
         counts = np.zeros((n_inner, self.n_units), dtype=np.int64)
         oc = np.asarray(outer_counts, dtype=np.int64)
         for units in self._strata_units:
-            pool = np.repeat(units, oc[units])
-            m = pool.size
-            if m == 0:
-                continue
-            pick = pool[rng.integers(0, m, size=(n_inner, m))]
-            flat = (np.searchsorted(units, pick) + (np.arange(n_inner) * units.size)[:, None])
-            counts[:, units] = np.bincount(flat.ravel(), minlength=n_inner * units.size).reshape(
-                n_inner, units.size
-            )
+            c = oc[units]
+            draws = int(c.sum())
+            if draws:
+                counts[:, units] = rng.multinomial(draws, c / draws, size=n_inner)
         return counts.astype(np.float64)
 
-    def jackknife_groups(self) -> np.ndarray:
-        """Group id of each row for the leave-one-out jackknife: its unit."""
-        return self.unit_of_row
+    def compress(self, keys: np.ndarray) -> Design:
+        """Merge interchangeable rows into weighted cells.
+
+        Rows with equal ``keys`` within the same stratum contribute identically
+        to the metric, so an iid (or stratified) resample is a multinomial draw
+        over the distinct cells, with probabilities proportional to their
+        sizes: the same bootstrap distribution as drawing rows, at a cost that
+        no longer grows with ``n``. Cluster designs are returned unchanged.
+
+        Parameters
+        ----------
+        keys : ndarray of int, shape (n_rows,)
+            Equal keys mark interchangeable rows.
+
+        Examples
+        --------
+        >>> d = make_design(6).compress(np.array([0, 1, 1, 0, 1, 1]))
+        >>> d.n_units, d.unit_size.tolist()
+        (2, [2, 4])
+        """
+        if self.clustered or self.compressed:
+            return self
+        strat = self.unit_stratum[self.unit_of_row]
+        combo = np.asarray(keys, dtype=np.int64) * self.n_strata + strat
+        _, cell, size = np.unique(combo, return_inverse=True, return_counts=True)
+        cell = cell.reshape(-1).astype(np.intp)
+        n_cells = size.size
+        cell_stratum = np.zeros(n_cells, dtype=np.intp)
+        cell_stratum[cell] = strat
+        return Design(
+            n_rows=self.n_rows,
+            n_units=n_cells,
+            unit_of_row=cell,
+            unit_stratum=cell_stratum,
+            n_strata=self.n_strata,
+            clustered=False,
+            _strata_units=tuple(np.flatnonzero(cell_stratum == h) for h in range(self.n_strata)),
+            unit_size=size.astype(np.int64),
+        )
 
 
 def make_design(

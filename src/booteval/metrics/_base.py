@@ -32,6 +32,8 @@ __all__ = ["Evaluator", "Metric", "SumEvaluator", "unit_sums"]
 
 # rows of the jackknife computed at once (bounds memory for wide statistics)
 _JACK_CHUNK = 1 << 14
+# compress rows into cells when that divides the number of units at least this much
+_COMPRESS_RATIO = 4
 
 
 class Evaluator(ABC):
@@ -39,6 +41,10 @@ class Evaluator(ABC):
 
     #: whether :meth:`standard_errors` is available (analytic standard errors)
     has_standard_error: bool = False
+
+    #: the design the engine draws weights from; evaluators that resample
+    #: differently from the design they were bound to (compressed cells) set it
+    design: Design | None = None
 
     def __init__(self, n_rows: int, n_units: int, count: int | None = None) -> None:
         self.n_rows = n_rows
@@ -136,7 +142,7 @@ def unit_sums(stats: np.ndarray | sp.spmatrix, design: Design) -> np.ndarray | s
     -------
     ndarray or csr_matrix, shape (n_units, k)
     """
-    if not design.clustered:
+    if not design.clustered and not design.compressed:
         return stats
     agg = sp.csr_matrix(
         (np.ones(design.n_rows), (design.unit_of_row, np.arange(design.n_rows))),
@@ -171,6 +177,16 @@ class SumEvaluator(Evaluator):
     unit_extra : callable, optional
         Maps the unit sums ``(n_units, k)`` to ``q`` extra unit-level columns
         (e.g. squares of unit sums, for a cluster-robust standard error).
+    keys : ndarray of int, optional
+        Equal keys mark rows with equal statistics. When the rows fall into
+        few distinct cells and the design is not clustered, the evaluator
+        resamples cells instead of rows (:meth:`Design.compress`): the same
+        bootstrap distribution at a cost independent of ``n``.
+
+    Attributes
+    ----------
+    design : Design
+        The design to draw weights from (compressed when that applies).
     """
 
     def __init__(
@@ -182,11 +198,23 @@ class SumEvaluator(Evaluator):
         count: int | None = None,
         se_from_sums: Callable[[np.ndarray], np.ndarray] | None = None,
         unit_extra: Callable[[np.ndarray], np.ndarray] | None = None,
+        keys: np.ndarray | None = None,
     ) -> None:
+        if keys is not None and not design.clustered:
+            cells = design.compress(keys)
+            if cells.n_units * _COMPRESS_RATIO <= design.n_units:
+                design = cells
         super().__init__(design.n_rows, design.n_units, count)
-        self.unit_stats = unit_sums(stats, design)
+        self.design = design
+        stats_u = unit_sums(stats, design)
+        if design.compressed:
+            # a cell's weight counts rows drawn from it: each adds one row's statistics
+            stats_u = sp.diags(1.0 / design.unit_size) @ stats_u if sp.issparse(
+                stats_u) else stats_u / design.unit_size[:, None]
+        #: statistics that one draw of each unit adds to the sums, shape (n_units, k)
+        self.unit_stats = sp.csr_matrix(stats_u) if sp.issparse(stats_u) else stats_u
         self.from_sums = from_sums
-        self.total = np.asarray(self.unit_stats.sum(axis=0)).reshape(-1)
+        self.total = _matmul(design.original_weights(), self.unit_stats).reshape(-1)
         self._se_from_sums = se_from_sums
         if se_from_sums is not None and unit_extra is not None:
             dense = self.unit_stats.toarray() if sp.issparse(self.unit_stats) else self.unit_stats
@@ -200,14 +228,21 @@ class SumEvaluator(Evaluator):
         return np.asarray(self.from_sums(_matmul(unit_weights, self.unit_stats)), dtype=float)
 
     def jackknife(self) -> np.ndarray:
+        """Leave-one-unit-out values; for a compressed design, one per row.
+
+        In a compressed design every row of a cell has the same statistics,
+        so leaving out any one of them gives the cell's value, repeated for
+        each of its rows.
+        """
         out = np.empty(self.n_units)
         s = self.unit_stats
+        size = self.design.unit_size
         for lo in range(0, self.n_units, _JACK_CHUNK):
             hi = min(lo + _JACK_CHUNK, self.n_units)
             part = s[lo:hi]
-            part = part.toarray() if sp.issparse(part) else part
+            part = part.toarray() if sp.issparse(part) else np.asarray(part)
             out[lo:hi] = self.from_sums(self.total[None, :] - part)
-        return out
+        return out if size is None else np.repeat(out, size)
 
     def standard_errors(self, unit_weights: np.ndarray) -> np.ndarray:
         if not self.has_standard_error:

@@ -89,7 +89,7 @@ class _ConfusionMetric(_LabelMetric):
         def from_sums(sums: np.ndarray) -> np.ndarray:
             return self._from_confusion(np.asarray(sums).reshape(-1, k, k), ctx)
 
-        return SumEvaluator(onehot, design, from_sums)
+        return SumEvaluator(onehot, design, from_sums, keys=t * k + p)
 
 
 class Accuracy(_LabelMetric):

@@ -114,6 +114,9 @@ def accepts_n_args(func: Callable[..., Any]) -> set[int]:
 
 
 class _CallableEvaluator(Evaluator):
+    # user functions may keep state; run them on one thread
+    thread_safe = False
+
     def __init__(self, metric: CallableMetric, arrays: tuple[np.ndarray, ...], design: Design):
         super().__init__(design.n_rows, design.n_units)
         self.metric = metric

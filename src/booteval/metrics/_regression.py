@@ -38,6 +38,21 @@ def _ratio_extra(unit: np.ndarray) -> np.ndarray:
     return np.column_stack([a * a, a * b, b * b])
 
 
+def _value_keys(*columns: np.ndarray) -> np.ndarray | None:
+    """Integer keys of the distinct value tuples, when there are few of them."""
+    n = columns[0].size
+    codes = []
+    for c in columns:
+        uniq, inv = np.unique(c, return_inverse=True)
+        if uniq.size * 4 > n:
+            return None
+        codes.append((inv.reshape(-1), uniq.size))
+    key = np.zeros(n, dtype=np.int64)
+    for inv, k in codes:
+        key = key * k + inv
+    return key
+
+
 def ratio_evaluator(a: np.ndarray, b: np.ndarray | None, design: Design) -> Evaluator:
     """Evaluator of ``sum(w a) / sum(w b)`` (``b`` defaults to ones: a mean).
 
@@ -57,7 +72,8 @@ def ratio_evaluator(a: np.ndarray, b: np.ndarray | None, design: Design) -> Eval
         count = int(round(b.sum()))
     stats = np.column_stack([a, b])
     return SumEvaluator(
-        stats, design, _ratio, count=count, se_from_sums=_ratio_se, unit_extra=_ratio_extra
+        stats, design, _ratio, count=count, se_from_sums=_ratio_se, unit_extra=_ratio_extra,
+        keys=_value_keys(a, b),
     )
 
 
@@ -96,6 +112,7 @@ class _Shifted(Evaluator):
         super().__init__(inner.n_rows, inner.n_units, inner.count)
         self.inner = inner
         self.shift = shift
+        self.design = inner.design
         self.has_standard_error = inner.has_standard_error
 
     def estimate(self) -> float:
