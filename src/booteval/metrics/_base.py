@@ -232,7 +232,7 @@ class SumEvaluator(Evaluator):
 
         In a compressed design every row of a cell has the same statistics,
         so leaving out any one of them gives the cell's value, repeated for
-        each of its rows.
+        each of its rows (returned in row order).
         """
         out = np.empty(self.n_units)
         s = self.unit_stats
@@ -242,7 +242,7 @@ class SumEvaluator(Evaluator):
             part = s[lo:hi]
             part = part.toarray() if sp.issparse(part) else np.asarray(part)
             out[lo:hi] = self.from_sums(self.total[None, :] - part)
-        return out if size is None else np.repeat(out, size)
+        return out if size is None else out[self.design.unit_of_row]
 
     def standard_errors(self, unit_weights: np.ndarray) -> np.ndarray:
         if not self.has_standard_error:

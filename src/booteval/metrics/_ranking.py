@@ -190,7 +190,7 @@ def _ap_from_groups(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
 
 
 def _cluster_entries(
-    unit_of_row: np.ndarray, group: np.ndarray, pos: np.ndarray, n_groups: int, n_units: int
+    unit_of_row: np.ndarray, group: np.ndarray, pos: np.ndarray, n_groups: int
 ) -> dict[str, np.ndarray]:
     """Per (unit, group) positive and row counts, sorted by unit then group."""
     key = unit_of_row.astype(np.int64) * n_groups + group
@@ -284,7 +284,7 @@ class _AucEvaluator(_RankingEvaluator):
         nc = np.bincount(u, minlength=k) - pc
         within = np.zeros(k)
         if d.clustered:
-            e = _cluster_entries(u, grp, pos, g.n_groups, k)
+            e = _cluster_entries(u, grp, pos, g.n_groups)
             ne = e["mc"] - e["pc"]
             below = _within_cumsum(ne, e["unit"], e["first"]) - ne
             within = np.bincount(e["unit"], weights=e["pc"] * (below + 0.5 * ne), minlength=k)
@@ -310,7 +310,7 @@ class _ApEvaluator(_RankingEvaluator):
         p_tot = TP[-1]
         F0 = np.r_[0.0, np.cumsum(P * TP / D)]
         h_row = G - 1 - g.group_of_row
-        e = _cluster_entries(d.unit_of_row, h_row, g.pos, G, k_units)
+        e = _cluster_entries(d.unit_of_row, h_row, g.pos, G)
         unit, h, pc, mc, first, last = (
             e["unit"], e["group"], e["pc"], e["mc"], e["first"], e["last"]
         )

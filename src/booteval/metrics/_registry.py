@@ -50,8 +50,13 @@ def get_metric(name: str, **params: Any) -> Metric:
         raise InvalidInputError(
             "metric", f"one of {', '.join(list_metrics())} or a callable", repr(name)
         )
+    cls = REGISTRY[key]
+    if params and cls.__init__ is Metric.__init__:
+        raise InvalidInputError(
+            "metric_kwargs", f"no parameters for metric {key!r}", f"{sorted(params)}"
+        )
     try:
-        return REGISTRY[key](**params)
+        return cls(**params)
     except TypeError as exc:
         raise InvalidInputError(
             "metric_kwargs", f"parameters accepted by metric {key!r}", f"{sorted(params)} ({exc})"
