@@ -225,8 +225,8 @@ def ci(
                 standard_error=se_hat, replicate_standard_errors=rep_ses,
                 transform=tr, bounds=bounds, ties=bca_ties,
             )
-        for w in caught:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        for w in caught:  # re-raised at the caller of ci() or with_method()
+            warnings.warn(w.message, w.category, stacklevel=3)
         return CIResult(
             estimate=estimate, low=out.low, high=out.high, confidence_level=lev, method=meth,
             metric=m.label, n=n, n_clusters=design.n_clusters, effective_n=effective_n,

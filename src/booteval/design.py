@@ -29,7 +29,9 @@ __all__ = ["Design", "make_design"]
 
 # about one million (block x units) cells per generator block: 8 MB of int64
 _BLOCK_CELLS = 1 << 20
-# below this many (block x units) cells, counts are taken in one flat bincount
+# at most this many replicates per block, so that a short run draws little extra
+_BLOCK_REPLICATES = 1024
+# counts are taken for this many (replicates x units) cells at a time
 _FLAT_CELLS = 1 << 16
 
 
@@ -94,7 +96,7 @@ class Design:
     @property
     def block_size(self) -> int:
         """Replicates per generator block (a function of ``n_units`` only)."""
-        return max(1, _BLOCK_CELLS // max(self.n_units, 1))
+        return max(1, min(_BLOCK_REPLICATES, _BLOCK_CELLS // max(self.n_units, 1)))
 
     def describe(self) -> str:
         """A short human-readable description of the design.
@@ -134,17 +136,19 @@ class Design:
                 mult = self.unit_size[units]
                 draws = int(mult.sum())
                 counts[:, cols] = rng.multinomial(draws, mult / draws, size=size)
-            elif size * m <= _FLAT_CELLS:
-                draws = rng.integers(0, m, size=(size, m))
-                flat = (draws + (np.arange(size) * m)[:, None]).ravel()
-                counts[:, cols] = np.bincount(flat, minlength=size * m).reshape(size, m)
-            elif whole:
-                # one replicate at a time keeps the counting array in cache
-                for i in range(size):
-                    counts[i] = np.bincount(rng.integers(0, m, size=m), minlength=m)
             else:
-                for i in range(size):
-                    counts[i, units] = np.bincount(rng.integers(0, m, size=m), minlength=m)
+                draws = rng.integers(0, m, size=(size, m))
+                # count a few replicates at a time: the counting array stays in cache
+                step = _FLAT_CELLS // m
+                if step <= 1:
+                    for i in range(size):
+                        counts[i, cols] = np.bincount(draws[i], minlength=m)
+                    continue
+                for lo in range(0, size, step):
+                    hi = min(lo + step, size)
+                    flat = (draws[lo:hi] + (np.arange(hi - lo) * m)[:, None]).ravel()
+                    part = np.bincount(flat, minlength=(hi - lo) * m).reshape(hi - lo, m)
+                    counts[lo:hi, cols] = part
         return counts
 
     def unit_weights(self, seed: int, start: int, stop: int) -> np.ndarray:

@@ -28,7 +28,7 @@ import scipy.sparse as sp
 
 from ..design import Design
 
-__all__ = ["Evaluator", "Metric", "SumEvaluator", "unit_sums"]
+__all__ = ["Evaluator", "Metric", "SumEvaluator", "row_sum", "safe_divide", "unit_sums"]
 
 # rows of the jackknife computed at once (bounds memory for wide statistics)
 _JACK_CHUNK = 1 << 14
@@ -153,9 +153,20 @@ def unit_sums(stats: np.ndarray | sp.spmatrix, design: Design) -> np.ndarray | s
 
 
 def _matmul(weights: np.ndarray, stats: np.ndarray | sp.spmatrix) -> np.ndarray:
+    """``weights @ stats``, with each row's sums independent of the batch it is in.
+
+    BLAS kernels sum in an order that depends on a row's position in the
+    matrix, so the same replicate could differ in the last bit between batch
+    sizes. One ``einsum`` dot product per column sums each row the same way
+    wherever it sits, at the same memory-bound speed for the few columns these
+    metrics have. The sparse product sums each row in a fixed order too.
+    """
     if sp.issparse(stats):
         return np.asarray((stats.T @ weights.T).T)
-    return weights @ stats
+    weights = np.asarray(weights, dtype=np.float64)
+    cols = [np.einsum("bn,n->b", weights, np.ascontiguousarray(stats[:, j]))
+            for j in range(stats.shape[1])]
+    return np.stack(cols, axis=1)
 
 
 class SumEvaluator(Evaluator):
@@ -247,7 +258,26 @@ class SumEvaluator(Evaluator):
     def standard_errors(self, unit_weights: np.ndarray) -> np.ndarray:
         if not self.has_standard_error:
             return super().standard_errors(unit_weights)
-        return np.asarray(self._se_from_sums(unit_weights @ self._se_stats), dtype=float)
+        return np.asarray(self._se_from_sums(_matmul(unit_weights, self._se_stats)), dtype=float)
+
+
+def row_sum(x: np.ndarray) -> np.ndarray:
+    """Sum over the last axis, column by column, in a fixed order.
+
+    NumPy's reductions may group the additions differently depending on the
+    array's shape, so the same replicate could differ in the last bit between
+    batch sizes; adding whole columns one after another cannot.
+
+    Examples
+    --------
+    >>> row_sum(np.array([[0.1, 0.2, 0.3], [1.0, 2.0, 3.0]])).tolist()
+    [0.6000000000000001, 6.0]
+    """
+    x = np.asarray(x, dtype=float)
+    out = x[..., 0].copy()
+    for j in range(1, x.shape[-1]):
+        out += x[..., j]
+    return out
 
 
 def safe_divide(num: np.ndarray, den: np.ndarray, zero_division: float) -> np.ndarray:

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from .._errors import InvalidInputError
 from .._validation import as_float_array, as_label_array, check_same_length
 from ..design import Design
-from ._base import Evaluator, Metric, SumEvaluator, safe_divide
+from ._base import Evaluator, Metric, SumEvaluator, row_sum, safe_divide
 
 __all__ = ["ECE", "Brier", "LogLoss", "binary_targets"]
 
@@ -190,7 +190,7 @@ class ECE(_ProbabilityMetric):
         )
 
         def from_sums(s: np.ndarray) -> np.ndarray:
-            return safe_divide(np.abs(s[:, :m]).sum(axis=1), s[:, m], np.nan)
+            return safe_divide(row_sum(np.abs(s[:, :m])), s[:, m], np.nan)
 
         return SumEvaluator(stats, design, from_sums)
 

@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from .._errors import InvalidInputError
 from .._validation import as_label_array, check_same_length
 from ..design import Design
-from ._base import Evaluator, Metric, SumEvaluator, safe_divide
+from ._base import Evaluator, Metric, SumEvaluator, row_sum, safe_divide
 
 __all__ = [
     "Accuracy",
@@ -184,34 +184,20 @@ class _AveragedMetric(_ConfusionMetric):
         if self.average == "binary":
             j = ctx["pos"]
             return safe_divide(num[:, j], den[:, j], zd)
+        # counts are whole numbers, so their sums are exact; sums of ratios use
+        # row_sum, whose result does not depend on the batch
         if self.average == "micro":
             return safe_divide(num.sum(axis=1), den.sum(axis=1), zd)
         per_class = safe_divide(num, den, zd)
+        # classes whose score is undefined (zero_division=nan) leave the average
+        defined = ~np.isnan(per_class)
+        scores = np.where(defined, per_class, 0.0)
         if self.average == "macro":
-            if np.isnan(zd):
-                with np.errstate(invalid="ignore"), _quiet():
-                    return np.nanmean(per_class, axis=1)
-            return per_class.mean(axis=1)
+            return safe_divide(row_sum(scores), defined.sum(axis=1), np.nan)
         # weighted by support (true counts) in the replicate
-        support = true
-        total = support.sum(axis=1)
-        if np.isnan(zd):
-            mask = ~np.isnan(per_class)
-            w = np.where(mask, support, 0.0)
-            return safe_divide(np.nansum(per_class * w, axis=1), w.sum(axis=1), np.nan)
-        return safe_divide((per_class * support).sum(axis=1), total, zd)
-
-
-class _quiet:
-    def __enter__(self) -> None:
-        import warnings
-
-        self._w = warnings.catch_warnings()
-        self._w.__enter__()
-        warnings.simplefilter("ignore", RuntimeWarning)
-
-    def __exit__(self, *exc: object) -> None:
-        self._w.__exit__(*exc)
+        support = np.where(defined, true, 0.0)
+        return safe_divide(row_sum(scores * support), support.sum(axis=1),
+                           np.nan if np.isnan(zd) else zd)
 
 
 class Precision(_AveragedMetric):
@@ -284,7 +270,7 @@ class BalancedAccuracy(_ConfusionMetric):
         true = cm.sum(axis=2)
         per_class = safe_divide(tp, true, np.nan)
         present = true > 0
-        return safe_divide(np.where(present, per_class, 0.0).sum(axis=1), present.sum(axis=1),
+        return safe_divide(row_sum(np.where(present, per_class, 0.0)), present.sum(axis=1),
                            np.nan)
 
 

@@ -50,8 +50,9 @@ __all__ = ["METRICS", "Kendall", "Pearson", "Spearman"]
 
 # weight cells (replicates x rows) processed at once: bounds the temporaries
 _CELLS = 1 << 22
-# cache the dominance index arrays when n * levels stays below this
-_CACHE_CELLS = 1 << 22
+# cache the dominance index arrays (about 10 bytes per row and level) when
+# n * levels stays below this; otherwise they are rebuilt on each call
+_CACHE_CELLS = 1 << 21
 
 
 # --------------------------------------------------------------------------------------------
@@ -86,9 +87,9 @@ class _TieGroups:
 
 
 class _Dominance:
-    """Weighted 2-D dominance sums: for each row ``i``, over rows ``j`` with
-    ``x_j > x_i`` and ``y_j > y_i`` (both strict).
+    """Weighted 2-D dominance sums over the rows strictly above a row in both variables.
 
+    For row ``i`` the rows counted are those with ``x_j > x_i`` and ``y_j > y_i``.
     Rows are placed by increasing ``x`` (ties in ``x`` by decreasing ``y``, so a later
     row with the same ``x`` never has a larger ``y``); then "strictly above in both" is
     "later in the placement with a larger ``y``". At level ``L`` the placement is cut
@@ -242,34 +243,23 @@ def _pearson_from_sums(s: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
-class _SpearmanEvaluator(Evaluator):
+class _RankEvaluator(Evaluator):
+    """Shared replicate machinery: chunks of row weights through ``_chunk``."""
+
     def __init__(self, x: np.ndarray, y: np.ndarray, design: Design) -> None:
         super().__init__(design.n_rows, design.n_units)
         self.design = design
         self.gx = _TieGroups(x)
         self.gy = _TieGroups(y)
 
-    @staticmethod
-    def _centred_ranks(groups: _TieGroups, w: np.ndarray, w_tot: np.ndarray):
-        wg = groups.sums(w)
-        # average rank minus the mean rank (W + 1) / 2: half-integers, exact
-        return wg, np.cumsum(wg, axis=1) - 0.5 * (wg + w_tot[:, None])
+    def _chunk(self, w: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
 
     def _from_row_weights(self, w: np.ndarray) -> np.ndarray:
         out = np.empty(w.shape[0])
         step = max(1, _CELLS // max(self.n_rows, 1))
         for lo in range(0, w.shape[0], step):
-            wc = w[lo : lo + step]
-            w_tot = wc.sum(axis=1)
-            wgx, rx = self._centred_ranks(self.gx, wc, w_tot)
-            wgy, ry = self._centred_ranks(self.gy, wc, w_tot)
-            vx = np.einsum("ij,ij->i", wgx, rx * rx)
-            vy = np.einsum("ij,ij->i", wgy, ry * ry)
-            ax = np.take(rx, self.gx.group_of_row, axis=1)
-            ay = np.take(ry, self.gy.group_of_row, axis=1)
-            ax *= ay
-            cov = np.einsum("ij,ij->i", wc, ax)
-            out[lo : lo + step] = _pearson_from_moments(cov, vx, vy, w_tot > 0)
+            out[lo : lo + step] = self._chunk(w[lo : lo + step])
         return out
 
     def estimate(self) -> float:
@@ -280,8 +270,34 @@ class _SpearmanEvaluator(Evaluator):
         out = np.empty(uw.shape[0])
         step = max(1, _CELLS // max(self.n_rows, 1))
         for lo in range(0, uw.shape[0], step):
-            out[lo : lo + step] = self._from_row_weights(self.design.row_weights(uw[lo : lo + step]))
+            out[lo : lo + step] = self._from_row_weights(
+                self.design.row_weights(uw[lo : lo + step])
+            )
         return out
+
+
+class _SpearmanEvaluator(_RankEvaluator):
+    @staticmethod
+    def _centred_ranks(
+        groups: _TieGroups, w: np.ndarray, w_tot: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Per-group weights and average ranks minus the mean rank ``(W + 1) / 2``.
+
+        Both are exact for integer weights (the ranks are half-integers).
+        """
+        wg = groups.sums(w)
+        return wg, np.cumsum(wg, axis=1) - 0.5 * (wg + w_tot[:, None])
+
+    def _chunk(self, w: np.ndarray) -> np.ndarray:
+        w_tot = w.sum(axis=1)
+        wgx, rx = self._centred_ranks(self.gx, w, w_tot)
+        wgy, ry = self._centred_ranks(self.gy, w, w_tot)
+        vx = np.einsum("ij,ij->i", wgx, rx * rx)
+        vy = np.einsum("ij,ij->i", wgy, ry * ry)
+        prod = np.take(rx, self.gx.group_of_row, axis=1)
+        prod *= np.take(ry, self.gy.group_of_row, axis=1)
+        cov = np.einsum("ij,ij->i", w, prod)
+        return _pearson_from_moments(cov, vx, vy, w_tot > 0)
 
     def jackknife(self) -> np.ndarray:
         if self.design.clustered:
@@ -338,41 +354,22 @@ class _SpearmanEvaluator(Evaluator):
 # --------------------------------------------------------------------------------------------
 
 
-class _KendallEvaluator(Evaluator):
+class _KendallEvaluator(_RankEvaluator):
     def __init__(self, x: np.ndarray, y: np.ndarray, design: Design) -> None:
-        super().__init__(design.n_rows, design.n_units)
-        self.design = design
-        self.gx = _TieGroups(x)
-        self.gy = _TieGroups(y)
+        super().__init__(x, y, design)
         self.rx = self.gx.group_of_row.astype(np.int64)
         self.ry = self.gy.group_of_row.astype(np.int64)
         self.gxy = _TieGroups(_pair_key(self.rx, self.ry))
         self.dom = _Dominance(self.rx, self.ry)
 
-    def _from_row_weights(self, w: np.ndarray) -> np.ndarray:
-        out = np.empty(w.shape[0])
-        step = max(1, _CELLS // max(self.n_rows, 1))
-        for lo in range(0, w.shape[0], step):
-            wc = w[lo : lo + step]
-            w_tot = wc.sum(axis=1)
-            sx2 = np.square(self.gx.sums(wc)).sum(axis=1)
-            sy2 = np.square(self.gy.sums(wc)).sum(axis=1)
-            sxy2 = np.square(self.gxy.sums(wc)).sum(axis=1)
-            # C - D = 2 A + (pairs with distinct x, equal y) - (pairs with distinct x)
-            cd = 2.0 * self.dom.weighted(wc) + 0.5 * (sy2 - sxy2) - 0.5 * (w_tot * w_tot - sx2)
-            out[lo : lo + step] = _tau_b(cd, w_tot, sx2, sy2)
-        return out
-
-    def estimate(self) -> float:
-        return float(self._from_row_weights(np.ones((1, self.n_rows)))[0])
-
-    def replicates(self, unit_weights: np.ndarray) -> np.ndarray:
-        uw = np.asarray(unit_weights, dtype=np.float64)
-        out = np.empty(uw.shape[0])
-        step = max(1, _CELLS // max(self.n_rows, 1))
-        for lo in range(0, uw.shape[0], step):
-            out[lo : lo + step] = self._from_row_weights(self.design.row_weights(uw[lo : lo + step]))
-        return out
+    def _chunk(self, w: np.ndarray) -> np.ndarray:
+        w_tot = w.sum(axis=1)
+        sx2 = np.square(self.gx.sums(w)).sum(axis=1)
+        sy2 = np.square(self.gy.sums(w)).sum(axis=1)
+        sxy2 = np.square(self.gxy.sums(w)).sum(axis=1)
+        # C - D = 2 A + (pairs with distinct x, equal y) - (pairs with distinct x)
+        cd = 2.0 * self.dom.weighted(w) + 0.5 * (sy2 - sxy2) - 0.5 * (w_tot * w_tot - sx2)
+        return _tau_b(cd, w_tot, sx2, sy2)
 
     def jackknife(self) -> np.ndarray:
         """Leave-one-unit-out tau-b in closed form, O(n log^2 n).
@@ -449,7 +446,7 @@ class Pearson(_PairMetric):
     Examples
     --------
     >>> round(Pearson()([1.0, 2.0, 3.0, 4.0], [1.0, 3.0, 2.0, 5.0]), 6)
-    0.864242
+    0.831522
     >>> from booteval.design import make_design
     >>> m = Pearson()
     >>> ev = m.bind(m.validate([1.0, 2.0, 3.0, 4.0], [1.0, 3.0, 2.0, 5.0]), make_design(4))

@@ -248,7 +248,9 @@ class _RankingEvaluator(Evaluator):
         out = np.empty(uw.shape[0])
         step = max(1, _CELLS // max(self.n_rows, 1))
         for lo in range(0, uw.shape[0], step):
-            out[lo : lo + step] = self._from_row_weights(self.design.row_weights(uw[lo : lo + step]))
+            out[lo : lo + step] = self._from_row_weights(
+                self.design.row_weights(uw[lo : lo + step])
+            )
         return out
 
     def _leave_units_out_direct(self, units: np.ndarray) -> np.ndarray:
@@ -312,7 +314,12 @@ class _ApEvaluator(_RankingEvaluator):
         h_row = G - 1 - g.group_of_row
         e = _cluster_entries(d.unit_of_row, h_row, g.pos, G)
         unit, h, pc, mc, first, last = (
-            e["unit"], e["group"], e["pc"], e["mc"], e["first"], e["last"]
+            e["unit"],
+            e["group"],
+            e["pc"],
+            e["mc"],
+            e["first"],
+            e["last"],
         )
         dt = _within_cumsum(pc, unit, first)  # positives removed at or above h
         dd = _within_cumsum(mc, unit, first)  # rows removed at or above h
