@@ -100,7 +100,7 @@ class LogLoss(_ProbabilityMetric):
     Examples
     --------
     >>> round(LogLoss()([0, 1], [0.2, 0.6]), 6)
-    0.367005
+    0.366985
     """
 
     name = "log_loss"
@@ -128,7 +128,7 @@ class Brier(_ProbabilityMetric):
 
     Examples
     --------
-    >>> Brier()([0, 1], [0.2, 0.6])
+    >>> round(Brier()([0, 1], [0.2, 0.6]), 6)
     0.1
     """
 

@@ -245,7 +245,7 @@ class F1(_AveragedMetric):
     Examples
     --------
     >>> round(F1(average="macro")([0, 1, 2, 2], [0, 1, 2, 0]), 6)
-    0.822222
+    0.777778
     """
 
     name = "f1"

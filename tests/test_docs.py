@@ -1,0 +1,33 @@
+"""Execute the guide and every docstring example, so the documentation cannot drift."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+import booteval
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+MODULES = sorted(
+    m.name for m in pkgutil.walk_packages(booteval.__path__, prefix="booteval.")
+)
+FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+
+
+@pytest.mark.parametrize("path", DOCS, ids=[p.name for p in DOCS])
+def test_guide_examples_run(path):
+    result = doctest.testfile(str(path), module_relative=False, optionflags=FLAGS)
+    assert result.attempted > 0
+    assert result.failed == 0
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples_run(name):
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=FLAGS)
+    assert result.failed == 0
