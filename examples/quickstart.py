@@ -53,8 +53,9 @@ def main() -> None:
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.5, random_state=0)
     model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)).fit(X_tr, y_tr)
     pred = model.predict(X_te)
-    macro = booteval.ci(y_te, pred, metric="f1", metric_kwargs={"average": "macro"}, seed=0,
-                        strata=y_te)
+    macro = booteval.ci(
+        y_te, pred, metric="f1", metric_kwargs={"average": "macro"}, seed=0, strata=y_te
+    )
     report(
         f"digits, logistic regression ({len(y_te)} test rows, 10 classes)",
         [

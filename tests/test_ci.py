@@ -25,8 +25,16 @@ def _data(name: str, seed: int = 0):
     rng = np.random.default_rng(seed)
     if name == "mean":
         return (rng.gamma(2.0, size=N),)
-    if name in ("accuracy", "error_rate", "balanced_accuracy", "mcc", "cohen_kappa",
-                "precision", "recall", "f1"):
+    if name in (
+        "accuracy",
+        "error_rate",
+        "balanced_accuracy",
+        "mcc",
+        "cohen_kappa",
+        "precision",
+        "recall",
+        "f1",
+    ):
         y = rng.integers(0, 2, N)
         return y, np.where(rng.random(N) < 0.75, y, 1 - y)
     if name in ("roc_auc", "average_precision", "log_loss", "brier", "ece"):
@@ -79,8 +87,9 @@ def test_row_order_changes_nothing_but_monte_carlo_error(name):
     data = _data(name, seed=5)
     perm = np.random.default_rng(1).permutation(N)
     a = _quiet_ci(*data, metric=name, method="percentile", n_resamples=3000, seed=1)
-    b = _quiet_ci(*[d[perm] for d in data], metric=name, method="percentile", n_resamples=3000,
-                  seed=2)
+    b = _quiet_ci(
+        *[d[perm] for d in data], metric=name, method="percentile", n_resamples=3000, seed=2
+    )
     assert a.estimate == pytest.approx(b.estimate, abs=1e-12)
     tol = 5 * np.hypot(a.standard_error, b.standard_error) / np.sqrt(3000) * 3
     assert abs(a.standard_error - b.standard_error) < 0.15 * a.standard_error + 1e-12
@@ -129,12 +138,14 @@ def test_callable_with_keyword_arguments():
     rng = np.random.default_rng(2)
     y = rng.integers(0, 3, 90)
     p = np.where(rng.random(90) < 0.7, y, rng.integers(0, 3, 90))
-    r = booteval.ci(y, p, metric=skm.f1_score, metric_kwargs={"average": "macro"},
-                    n_resamples=300, seed=0)
+    r = booteval.ci(
+        y, p, metric=skm.f1_score, metric_kwargs={"average": "macro"}, n_resamples=300, seed=0
+    )
     assert r.estimate == pytest.approx(skm.f1_score(y, p, average="macro"))
     assert r.metric == "f1_score(average='macro')"
-    named = booteval.ci(y, p, metric="f1", metric_kwargs={"average": "macro"},
-                        n_resamples=300, seed=0)
+    named = booteval.ci(
+        y, p, metric="f1", metric_kwargs={"average": "macro"}, n_resamples=300, seed=0
+    )
     assert named.estimate == pytest.approx(r.estimate)
 
 
@@ -211,8 +222,9 @@ def test_logit_transform_matches_manual_normal_interval():
     from scipy.special import expit, logit, ndtri
 
     y, p = _data("accuracy", seed=8)
-    r = booteval.ci(y, p, metric="accuracy", method="normal", transform="logit",
-                    n_resamples=2000, seed=0)
+    r = booteval.ci(
+        y, p, metric="accuracy", method="normal", transform="logit", n_resamples=2000, seed=0
+    )
     base = booteval.ci(y, p, metric="accuracy", method="normal", n_resamples=2000, seed=0)
     n = N
     k = r.distribution * n
@@ -233,8 +245,9 @@ def test_logit_keeps_a_near_boundary_interval_inside_zero_one():
     y = np.ones(60, dtype=int)
     p = y.copy()
     p[:2] = 0
-    r = booteval.ci(y, p, metric="accuracy", method="normal", transform="logit",
-                    n_resamples=2000, seed=0)
+    r = booteval.ci(
+        y, p, metric="accuracy", method="normal", transform="logit", n_resamples=2000, seed=0
+    )
     assert 0.0 <= r.low < r.estimate < r.high <= 1.0
 
 
@@ -315,8 +328,9 @@ def test_undefined_auc_replicates_are_dropped_counted_and_warned():
     # P(the single positive is not drawn) = (19/20)^20 = 0.358
     assert 290 < r.n_undefined < 430
     # stratifying by class keeps both classes in every replicate
-    strat = booteval.ci(y, s, metric="roc_auc", method="percentile", n_resamples=1000, seed=0,
-                        strata=y)
+    strat = booteval.ci(
+        y, s, metric="roc_auc", method="percentile", n_resamples=1000, seed=0, strata=y
+    )
     assert strat.n_undefined == 0
 
 
@@ -328,7 +342,7 @@ def test_undefined_auc_replicates_are_dropped_counted_and_warned():
         ({"confidence_level": 1.0}, "confidence_level", "strictly between"),
         ({"n_resamples": 10}, "n_resamples", "at least 40"),
         ({"n_resamples": 0}, "n_resamples", "integer >= 1"),
-        ({"method": "bcа"}, "method", "'percentile'"),
+        ({"method": "BCa"}, "method", "'percentile'"),
         ({"metric": "acc"}, "metric", "accuracy"),
         ({"seed": -1}, "seed", "non-negative"),
         ({"batch": 0}, "batch", ">= 1"),

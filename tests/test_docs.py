@@ -13,9 +13,7 @@ import booteval
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = sorted((ROOT / "docs").glob("*.md"))
-MODULES = sorted(
-    m.name for m in pkgutil.walk_packages(booteval.__path__, prefix="booteval.")
-)
+MODULES = sorted(m.name for m in pkgutil.walk_packages(booteval.__path__, prefix="booteval."))
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 

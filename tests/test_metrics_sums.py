@@ -61,10 +61,17 @@ CASES = [
     ("f1", {}, _binary, skm.f1_score),
     ("f1", {"pos_label": 0}, _binary, lambda y, p: skm.f1_score(y, p, pos_label=0)),
     *[
-        (name, {"average": avg}, _multiclass,
-         (lambda f, a: (lambda y, p: f(y, p, average=a, zero_division=0)))(fn, avg))
-        for name, fn in (("precision", skm.precision_score), ("recall", skm.recall_score),
-                         ("f1", skm.f1_score))
+        (
+            name,
+            {"average": avg},
+            _multiclass,
+            (lambda f, a: lambda y, p: f(y, p, average=a, zero_division=0))(fn, avg),
+        )
+        for name, fn in (
+            ("precision", skm.precision_score),
+            ("recall", skm.recall_score),
+            ("f1", skm.f1_score),
+        )
         for avg in ("macro", "micro", "weighted")
     ],
     ("balanced_accuracy", {}, _multiclass, skm.balanced_accuracy_score),
@@ -240,9 +247,27 @@ def test_bad_metric_parameter():
 
 def test_registry_lists_every_required_metric():
     required = {
-        "mean", "accuracy", "error_rate", "precision", "recall", "f1", "balanced_accuracy",
-        "mcc", "cohen_kappa", "roc_auc", "average_precision", "log_loss", "brier", "ece",
-        "mae", "mse", "rmse", "r2", "pearson", "spearman", "kendall",
+        "mean",
+        "accuracy",
+        "error_rate",
+        "precision",
+        "recall",
+        "f1",
+        "balanced_accuracy",
+        "mcc",
+        "cohen_kappa",
+        "roc_auc",
+        "average_precision",
+        "log_loss",
+        "brier",
+        "ece",
+        "mae",
+        "mse",
+        "rmse",
+        "r2",
+        "pearson",
+        "spearman",
+        "kendall",
     }
     assert required <= set(list_metrics())
 

@@ -12,6 +12,7 @@ from .metrics._base import Evaluator
 
 __all__ = ["default_batch", "run_replicates"]
 
+
 def default_batch(design: Design, n_resamples: int) -> int:
     """One generator block of replicates (about 8 MB of weights) per batch.
 

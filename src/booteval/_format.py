@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 
 
-def format_triplet(estimate: float, low: float, high: float, *, scale: float = 1.0,
-                   digits: int = 4) -> str:
+def format_triplet(
+    estimate: float, low: float, high: float, *, scale: float = 1.0, digits: int = 4
+) -> str:
     """Render ``estimate (low, high)`` with a scale factor and fixed decimals.
 
     Examples

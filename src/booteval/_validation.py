@@ -99,14 +99,17 @@ def as_label_array(x: object, name: str) -> np.ndarray:
         bad = ~np.isfinite(a)
         if bad.any():
             raise InvalidInputError(
-                name, "labels without NaN or infinite values",
-                f"{int(bad.sum())} missing value(s), the first in row {int(np.flatnonzero(bad)[0])}",
+                name,
+                "labels without NaN or infinite values",
+                f"{int(bad.sum())} missing value(s), "
+                f"the first in row {int(np.flatnonzero(bad)[0])}",
             )
     elif a.dtype == object:
         missing = [i for i, v in enumerate(a) if v is None or (isinstance(v, float) and v != v)]
         if missing:
             raise InvalidInputError(
-                name, "labels without missing values",
+                name,
+                "labels without missing values",
                 f"{len(missing)} missing value(s), the first in row {missing[0]}",
             )
     return a
@@ -144,8 +147,9 @@ def check_confidence_level(confidence_level: object) -> float:
             "confidence_level",
             "a number strictly between 0 and 1 (e.g. 0.95)",
             describe_value(confidence_level),
-            "Pass 0.95 rather than 95." if isinstance(confidence_level, numbers.Real)
-            and 1 < float(confidence_level) < 100 else "",
+            "Pass 0.95 rather than 95."
+            if isinstance(confidence_level, numbers.Real) and 1 < float(confidence_level) < 100
+            else "",
         )
     return float(confidence_level)
 

@@ -132,8 +132,9 @@ def ci(
         batch = check_positive_int(batch, "batch")
     n_inner = check_positive_int(n_inner, "n_inner", minimum=2)
     if not data:
-        raise InvalidInputError("data", "at least one array (scores, or y_true and y_pred)",
-                                "no arrays")
+        raise InvalidInputError(
+            "data", "at least one array (scores, or y_true and y_pred)", "no arrays"
+        )
     m = resolve_metric(metric, metric_kwargs, len(data))
     if len(data) != m.n_inputs:
         raise InvalidInputError(
@@ -157,34 +158,42 @@ def ci(
     want_se = method == "studentized"
     if workers is not None:
         workers = check_positive_int(workers, "workers")
-    reps, ses = run_replicates(evaluator, design, b, seed_int, batch, want_se=want_se,
-                               n_inner=n_inner, workers=workers)
+    reps, ses = run_replicates(
+        evaluator, design, b, seed_int, batch, want_se=want_se, n_inner=n_inner, workers=workers
+    )
     defined = np.isfinite(reps)
     n_undefined = int(b - defined.sum())
     if n_undefined:
         reason = getattr(evaluator, "first_error", None)
-        msg = (
-            f"metric {m.label!r} was undefined on {n_undefined} of {b} replicates"
-            + (f" (first error: {reason})" if reason else "")
+        msg = f"metric {m.label!r} was undefined on {n_undefined} of {b} replicates" + (
+            f" (first error: {reason})" if reason else ""
         )
         if on_undefined == "raise":
             raise BootevalError(msg + "; pass on_undefined='drop' to drop and count them.")
         if n_undefined == b:
             raise BootevalError(msg + ": no interval can be formed.")
         if n_undefined > UNDEFINED_WARN_FRACTION * b:
-            hint = " Consider strata= (e.g. the class labels)." if m.name in (
-                "roc_auc", "average_precision") else ""
+            hint = (
+                " Consider strata= (e.g. the class labels)."
+                if m.name in ("roc_auc", "average_precision")
+                else ""
+            )
             warnings.warn(
                 msg + "; they were dropped, so the interval is conditional on the metric being "
-                "defined." + hint, UndefinedReplicateWarning, stacklevel=2,
+                "defined." + hint,
+                UndefinedReplicateWarning,
+                stacklevel=2,
             )
     values = reps[defined]
     rep_ses = ses[defined] if ses is not None else None
-    if tr is not None and tr.name.startswith("logit") and (
-        values.min() < 0 or values.max() > 1 or not 0 <= estimate <= 1
+    if (
+        tr is not None
+        and tr.name.startswith("logit")
+        and (values.min() < 0 or values.max() > 1 or not 0 <= estimate <= 1)
     ):
         raise InvalidInputError(
-            "transform", f"a metric with values in [0, 1] for 'logit' ({m.label!r} is not)",
+            "transform",
+            f"a metric with values in [0, 1] for 'logit' ({m.label!r} is not)",
             "'logit'",
         )
 
@@ -192,7 +201,8 @@ def ci(
     if want_se:
         se_hat = (
             float(evaluator.standard_errors((evaluator.design or design).original_weights())[0])
-            if evaluator.has_standard_error else float(np.std(values, ddof=1))
+            if evaluator.has_standard_error
+            else float(np.std(values, ddof=1))
         )
 
     jack_cache: dict[str, np.ndarray] = {}
@@ -203,7 +213,6 @@ def ci(
         return jack_cache["j"]
 
     bounds = m.bounds
-    notes_base: tuple[str, ...] = ()
     if design.clustered:
         effective_n = _effective_n(m, arrays, n, jackknife() if m.vectorized else None)
     else:
@@ -213,38 +222,61 @@ def ci(
         _check_choice(meth, "method", METHODS)
         if meth == "studentized" and rep_ses is None:
             raise InvalidInputError(
-                "method", "a method other than 'studentized' for a result computed without "
-                "per-replicate standard errors", "'studentized'",
+                "method",
+                "a method other than 'studentized' for a result computed without "
+                "per-replicate standard errors",
+                "'studentized'",
                 "Run booteval.ci(..., method='studentized') instead.",
             )
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             out = compute_interval(
-                meth, estimate, values, lev,
+                meth,
+                estimate,
+                values,
+                lev,
                 jackknife=jackknife() if meth == "bca" else None,
-                standard_error=se_hat, replicate_standard_errors=rep_ses,
-                transform=tr, bounds=bounds, ties=bca_ties,
+                standard_error=se_hat,
+                replicate_standard_errors=rep_ses,
+                transform=tr,
+                bounds=bounds,
+                ties=bca_ties,
             )
         for w in caught:  # re-raised at the caller of ci() or with_method()
             warnings.warn(w.message, w.category, stacklevel=3)
         return CIResult(
-            estimate=estimate, low=out.low, high=out.high, confidence_level=lev, method=meth,
-            metric=m.label, n=n, n_clusters=design.n_clusters, effective_n=effective_n,
-            n_resamples=b, seed=seed_int,
+            estimate=estimate,
+            low=out.low,
+            high=out.high,
+            confidence_level=lev,
+            method=meth,
+            metric=m.label,
+            n=n,
+            n_clusters=design.n_clusters,
+            effective_n=effective_n,
+            n_resamples=b,
+            seed=seed_int,
             standard_error=float(np.std(values, ddof=1)) if values.size > 1 else 0.0,
-            n_undefined=n_undefined, mcse_low=out.mcse_low, mcse_high=out.mcse_high,
-            design=design.describe(), transform=tr.name if tr is not None else None,
+            n_undefined=n_undefined,
+            mcse_low=out.mcse_low,
+            mcse_high=out.mcse_high,
+            design=design.describe(),
+            transform=tr.name if tr is not None else None,
             distribution=freeze(values),
             jackknife=jack_cache.get("j"),
-            replicate_standard_errors=freeze(rep_ses), estimate_standard_error=se_hat,
-            notes=notes_base + out.notes, details=dict(out.details), _recompute=build,
+            replicate_standard_errors=freeze(rep_ses),
+            estimate_standard_error=se_hat,
+            notes=out.notes,
+            details=dict(out.details),
+            _recompute=build,
         )
 
     return build(method, level)
 
 
-def _effective_n(m: Metric, arrays: tuple[np.ndarray, ...], n: int,
-                 cluster_jack: np.ndarray | None) -> float:
+def _effective_n(
+    m: Metric, arrays: tuple[np.ndarray, ...], n: int, cluster_jack: np.ndarray | None
+) -> float:
     """``n * var_iid / var_design`` from row-level and cluster-level jackknife variances."""
     if cluster_jack is None:
         return math.nan

@@ -439,8 +439,10 @@ def compute_interval(
                 "and were left out of the studentized distribution"
             )
         if ok.sum() < 2 or not (se_hat > 0 and math.isfinite(se_hat)):
-            notes.append("studentized interval undefined (no usable standard errors); "
-                         "percentile interval returned instead")
+            notes.append(
+                "studentized interval undefined (no usable standard errors); "
+                "percentile interval returned instead"
+            )
             lo_t = order_statistic_quantile(srt, alpha / 2)
             hi_t = order_statistic_quantile(srt, 1 - alpha / 2)
             mc_lo, mc_hi = _quantile_mcse(srt, alpha / 2), _quantile_mcse(srt, 1 - alpha / 2)
@@ -455,9 +457,11 @@ def compute_interval(
     if g is not None:
         ends = np.asarray(g.inverse(np.array([lo_t, hi_t])), dtype=float)
         # carry the Monte Carlo errors back by the local slope of the inverse
-        slope = np.abs(
-            1.0 / np.asarray(g.derivative(ends), dtype=float)
-        ) if np.all(np.isfinite(ends)) else np.array([math.nan, math.nan])
+        slope = (
+            np.abs(1.0 / np.asarray(g.derivative(ends), dtype=float))
+            if np.all(np.isfinite(ends))
+            else np.array([math.nan, math.nan])
+        )
         low, high = float(ends[0]), float(ends[1])
         mc_lo, mc_hi = mc_lo * float(slope[0]), mc_hi * float(slope[1])
         if low > high:

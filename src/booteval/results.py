@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -141,18 +140,30 @@ class CIResult:
     def to_dict(self) -> dict[str, Any]:
         """Plain-data view (no arrays), e.g. for JSON."""
         keys = (
-            "metric", "estimate", "low", "high", "confidence_level", "method", "n", "n_clusters",
-            "effective_n", "n_resamples", "seed", "standard_error", "n_undefined", "mcse_low",
-            "mcse_high", "design", "transform",
+            "metric",
+            "estimate",
+            "low",
+            "high",
+            "confidence_level",
+            "method",
+            "n",
+            "n_clusters",
+            "effective_n",
+            "n_resamples",
+            "seed",
+            "standard_error",
+            "n_undefined",
+            "mcse_low",
+            "mcse_high",
+            "design",
+            "transform",
         )
         out = {k: getattr(self, k) for k in keys}
         out["notes"] = list(self.notes)
         return out
 
     # ---------------------------------------------------------- recomputation
-    def with_method(
-        self, method: str, *, confidence_level: float | None = None
-    ) -> CIResult:
+    def with_method(self, method: str, *, confidence_level: float | None = None) -> CIResult:
         """The same bootstrap run with another interval method or level (no resampling).
 
         ``"studentized"`` needs per-replicate standard errors, which are only
@@ -166,16 +177,14 @@ class CIResult:
         >>> p.method, bool((p.distribution == r.distribution).all())
         ('percentile', True)
         """
-        level = self.confidence_level if confidence_level is None else check_confidence_level(
-            confidence_level
+        level = (
+            self.confidence_level
+            if confidence_level is None
+            else check_confidence_level(confidence_level)
         )
         if self._recompute is None:  # pragma: no cover - results are built by ci()
             raise ValueError("this result does not carry what is needed to recompute it")
         return self._recompute(method, level)
-
-
-def _nan_to_none(x: float) -> float | None:
-    return None if (x is None or (isinstance(x, float) and math.isnan(x))) else x
 
 
 def freeze(a: np.ndarray | None) -> np.ndarray | None:
@@ -185,8 +194,3 @@ def freeze(a: np.ndarray | None) -> np.ndarray | None:
     a = np.asarray(a)
     a.setflags(write=False)
     return a
-
-
-def rebuild(result: CIResult, **changes: Any) -> CIResult:
-    """``dataclasses.replace`` for results."""
-    return replace(result, **changes)

@@ -164,8 +164,10 @@ def _matmul(weights: np.ndarray, stats: np.ndarray | sp.spmatrix) -> np.ndarray:
     if sp.issparse(stats):
         return np.asarray((stats.T @ weights.T).T)
     weights = np.asarray(weights, dtype=np.float64)
-    cols = [np.einsum("bn,n->b", weights, np.ascontiguousarray(stats[:, j]))
-            for j in range(stats.shape[1])]
+    cols = [
+        np.einsum("bn,n->b", weights, np.ascontiguousarray(stats[:, j]))
+        for j in range(stats.shape[1])
+    ]
     return np.stack(cols, axis=1)
 
 
@@ -220,8 +222,11 @@ class SumEvaluator(Evaluator):
         stats_u = unit_sums(stats, design)
         if design.compressed:
             # a cell's weight counts rows drawn from it: each adds one row's statistics
-            stats_u = sp.diags(1.0 / design.unit_size) @ stats_u if sp.issparse(
-                stats_u) else stats_u / design.unit_size[:, None]
+            stats_u = (
+                sp.diags(1.0 / design.unit_size) @ stats_u
+                if sp.issparse(stats_u)
+                else stats_u / design.unit_size[:, None]
+            )
         #: statistics that one draw of each unit adds to the sums, shape (n_units, k)
         self.unit_stats = sp.csr_matrix(stats_u) if sp.issparse(stats_u) else stats_u
         self.from_sums = from_sums

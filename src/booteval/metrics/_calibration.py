@@ -31,7 +31,9 @@ def binary_targets(y_true: np.ndarray, pos_label: Any, parameter: str = "y_true"
     classes = np.unique(y_true)
     if classes.size > 2:
         raise InvalidInputError(
-            parameter, "binary labels (two classes)", f"{classes.size} classes",
+            parameter,
+            "binary labels (two classes)",
+            f"{classes.size} classes",
             "Pass a probability matrix of shape (n, n_classes) for multiclass data.",
         )
     if pos_label is None:
@@ -39,13 +41,16 @@ def binary_targets(y_true: np.ndarray, pos_label: Any, parameter: str = "y_true"
             pos_label = 1
         else:
             raise InvalidInputError(
-                "pos_label", f"one of the labels {classes.tolist()}", "None",
+                "pos_label",
+                f"one of the labels {classes.tolist()}",
+                "None",
                 "Labels are not 0/1, so say which class is positive.",
             )
     hits = y_true == pos_label
     if not np.any(classes == pos_label) and classes.size == 2:
-        raise InvalidInputError("pos_label", f"one of the labels {classes.tolist()}",
-                                repr(pos_label))
+        raise InvalidInputError(
+            "pos_label", f"one of the labels {classes.tolist()}", repr(pos_label)
+        )
     return hits.astype(float)
 
 
@@ -64,7 +69,8 @@ class _ProbabilityMetric(Metric):
         check_same_length({"y_true": y_true, "y_score": y_score})
         if y_score.min() < 0 or y_score.max() > 1:
             raise InvalidInputError(
-                "y_score", "probabilities in [0, 1]",
+                "y_score",
+                "probabilities in [0, 1]",
                 f"values from {y_score.min():g} to {y_score.max():g}",
                 "Pass probabilities (e.g. predict_proba), not decision scores or logits.",
             )
@@ -79,7 +85,8 @@ class _ProbabilityMetric(Metric):
             dev = np.abs(y_score.sum(axis=1) - 1.0)
             if dev.max() > 1e-6:
                 raise InvalidInputError(
-                    "y_score", "rows of class probabilities summing to 1",
+                    "y_score",
+                    "rows of class probabilities summing to 1",
                     f"row {int(dev.argmax())} sums to {y_score[dev.argmax()].sum():g}",
                 )
         return y_true, y_score
@@ -184,8 +191,10 @@ class ECE(_ProbabilityMetric):
         rows = np.arange(n)
         # columns: bin b's sum of (y - p), then the row count
         stats = sp.csr_matrix(
-            (np.concatenate([y - conf, np.ones(n)]),
-             (np.concatenate([rows, rows]), np.concatenate([bins, np.full(n, m)]))),
+            (
+                np.concatenate([y - conf, np.ones(n)]),
+                (np.concatenate([rows, rows]), np.concatenate([bins, np.full(n, m)])),
+            ),
             shape=(n, m + 1),
         )
 

@@ -23,11 +23,11 @@ from ..design import Design
 from ._base import Evaluator, Metric, SumEvaluator, row_sum, safe_divide
 
 __all__ = [
+    "F1",
     "Accuracy",
     "BalancedAccuracy",
     "CohenKappa",
     "ErrorRate",
-    "F1",
     "MatthewsCorrCoef",
     "Precision",
     "Recall",
@@ -36,20 +36,25 @@ __all__ = [
 AVERAGES = ("binary", "macro", "micro", "weighted")
 
 
-def _encode_pair(y_true: np.ndarray, y_pred: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _encode_pair(
+    y_true: np.ndarray, y_pred: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     try:
         classes = np.unique(np.concatenate([y_true, y_pred]))
     except TypeError:
         raise InvalidInputError(
-            "y_pred", "labels of the same type as `y_true`",
+            "y_pred",
+            "labels of the same type as `y_true`",
             f"{y_pred.dtype} labels against {y_true.dtype} labels",
         ) from None
     return classes, np.searchsorted(classes, y_true), np.searchsorted(classes, y_pred)
 
 
 def _check_zero_division(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not (
-        value in (0, 1) or np.isnan(value)
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not (value in (0, 1) or np.isnan(value))
     ):
         raise InvalidInputError("zero_division", "0, 1 or numpy.nan", repr(value))
     return float(value)
@@ -107,7 +112,7 @@ class Accuracy(_LabelMetric):
     name = "accuracy"
 
     def _hits(self, y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
-        classes, t, p = _encode_pair(y_true, y_pred)
+        _, t, p = _encode_pair(y_true, y_pred)
         return (t == p).astype(float)
 
     def bind(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
@@ -159,8 +164,7 @@ class _AveragedMetric(_ConfusionMetric):
         if classes.size > 2:
             raise InvalidInputError(
                 "average",
-                "a multiclass average ('macro', 'micro' or 'weighted') for "
-                f"{classes.size} classes",
+                f"a multiclass average ('macro', 'micro' or 'weighted') for {classes.size} classes",
                 "'binary'",
                 f"The labels are {classes.tolist()[:10]}.",
             )
@@ -196,8 +200,9 @@ class _AveragedMetric(_ConfusionMetric):
             return safe_divide(row_sum(scores), defined.sum(axis=1), np.nan)
         # weighted by support (true counts) in the replicate
         support = np.where(defined, true, 0.0)
-        return safe_divide(row_sum(scores * support), support.sum(axis=1),
-                           np.nan if np.isnan(zd) else zd)
+        return safe_divide(
+            row_sum(scores * support), support.sum(axis=1), np.nan if np.isnan(zd) else zd
+        )
 
 
 class Precision(_AveragedMetric):
@@ -270,8 +275,7 @@ class BalancedAccuracy(_ConfusionMetric):
         true = cm.sum(axis=2)
         per_class = safe_divide(tp, true, np.nan)
         present = true > 0
-        return safe_divide(row_sum(np.where(present, per_class, 0.0)), present.sum(axis=1),
-                           np.nan)
+        return safe_divide(row_sum(np.where(present, per_class, 0.0)), present.sum(axis=1), np.nan)
 
 
 class MatthewsCorrCoef(_ConfusionMetric):

@@ -88,7 +88,8 @@ class CallableMetric(Metric):
         raw = np.asarray(arrays[1].to_numpy() if hasattr(arrays[1], "to_numpy") else arrays[1])
         y_pred = (
             as_float_array(raw, "y_pred", ndim=(1, 2))
-            if raw.dtype.kind in "fc" else as_label_array(raw, "y_pred")
+            if raw.dtype.kind in "fc"
+            else as_label_array(raw, "y_pred")
         )
         check_same_length({"y_true": y_true, "y_pred": y_pred})
         return y_true, y_pred
@@ -148,6 +149,6 @@ class _CallableEvaluator(Evaluator):
         starts = np.searchsorted(units[order], np.arange(self.n_units + 1))
         out = np.empty(self.n_units)
         for u in range(self.n_units):
-            keep = np.concatenate([order[: starts[u]], order[starts[u + 1]:]])
+            keep = np.concatenate([order[: starts[u]], order[starts[u + 1] :]])
             out[u] = self._call(np.sort(keep))
         return out

@@ -73,8 +73,10 @@ def resolve_metric(
     if metric is None:
         if n_arrays != 1:
             raise InvalidInputError(
-                "metric", "a metric name, Metric or callable when passing two arrays",
-                "None", f"Try metric='accuracy' or one of {', '.join(list_metrics())}.",
+                "metric",
+                "a metric name, Metric or callable when passing two arrays",
+                "None",
+                f"Try metric='accuracy' or one of {', '.join(list_metrics())}.",
             )
         metric = "mean"
     if isinstance(metric, str):
@@ -82,8 +84,10 @@ def resolve_metric(
     if isinstance(metric, Metric):
         if kwargs:
             raise InvalidInputError(
-                "metric_kwargs", "no extra parameters for a Metric object",
-                f"{sorted(kwargs)}", "Set them when creating the metric.",
+                "metric_kwargs",
+                "no extra parameters for a Metric object",
+                f"{sorted(kwargs)}",
+                "Set them when creating the metric.",
             )
         return metric
     if callable(metric):

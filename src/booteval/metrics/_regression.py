@@ -69,10 +69,15 @@ def ratio_evaluator(a: np.ndarray, b: np.ndarray | None, design: Design) -> Eval
         count = a.size
     else:
         b = np.asarray(b, dtype=float)
-        count = int(round(b.sum()))
+        count = round(float(b.sum()))
     stats = np.column_stack([a, b])
     return SumEvaluator(
-        stats, design, _ratio, count=count, se_from_sums=_ratio_se, unit_extra=_ratio_extra,
+        stats,
+        design,
+        _ratio,
+        count=count,
+        se_from_sums=_ratio_se,
+        unit_extra=_ratio_extra,
         keys=_value_keys(a, b),
     )
 
