@@ -387,3 +387,16 @@ def test_logit_on_unbounded_metric_is_rejected():
 def test_metric_kwargs_with_a_metric_object_is_rejected():
     with pytest.raises(InvalidInputError, match="metric_kwargs"):
         booteval.ci([0, 1], [0, 1], metric=get_metric("f1"), metric_kwargs={"average": "macro"})
+
+
+def test_auc_interval_invariant_under_strictly_increasing_transforms():
+    """R21: value, bootstrap distribution and interval are unchanged."""
+    y, s = _data("roc_auc", seed=4)
+    base = booteval.ci(y, s, metric="roc_auc", n_resamples=2000, seed=2)
+    for f in (np.exp, lambda v: v**3 + 2 * v, lambda v: np.log(v + 1e-3)):
+        other = booteval.ci(y, f(s), metric="roc_auc", n_resamples=2000, seed=2)
+        np.testing.assert_array_equal(other.distribution, base.distribution)
+        assert (other.estimate, other.low, other.high) == (base.estimate, base.low, base.high)
+    # a non-strict transform creates ties, which count one half: the value changes
+    coarse = booteval.ci(y, np.round(s, 1), metric="roc_auc", n_resamples=2000, seed=2)
+    assert coarse.estimate != base.estimate

@@ -3,14 +3,128 @@
 from __future__ import annotations
 
 import os
+import warnings
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import numpy as np
 
+from ._errors import BootevalError, InvalidInputError, UndefinedReplicateWarning
+from ._validation import (
+    check_confidence_level,
+    check_n_resamples,
+    check_positive_int,
+    check_seed,
+)
 from .design import Design
+from .intervals import METHODS
 from .metrics._base import Evaluator
 
-__all__ = ["default_batch", "run_replicates"]
+__all__ = [
+    "UNDEFINED_POLICIES",
+    "UNDEFINED_WARN_FRACTION",
+    "RunOptions",
+    "check_choice",
+    "check_run_options",
+    "default_batch",
+    "run_replicates",
+    "screen_undefined",
+]
+
+UNDEFINED_POLICIES = ("drop", "raise")
+#: ``on_undefined="drop"`` warns when more than this fraction of replicates is undefined
+UNDEFINED_WARN_FRACTION = 0.01
+
+
+def check_choice(value: object, name: str, choices: tuple[str, ...]) -> str:
+    """``value`` if it is one of ``choices``; otherwise an error listing them."""
+    if not isinstance(value, str) or value not in choices:
+        raise InvalidInputError(name, f"one of {', '.join(map(repr, choices))}", repr(value))
+    return value
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The validated options shared by every bootstrap entry point."""
+
+    confidence_level: float
+    n_resamples: int
+    seed: int
+    method: str
+    on_undefined: str
+    bca_ties: str
+    batch: int | None
+    n_inner: int
+    workers: int | None
+
+
+def check_run_options(
+    *,
+    confidence_level: object,
+    n_resamples: object,
+    seed: object,
+    method: object,
+    on_undefined: object = "drop",
+    bca_ties: object = "half",
+    batch: object = None,
+    n_inner: object = 50,
+    workers: object = None,
+) -> RunOptions:
+    """Validate the options every entry point shares (errors name the parameter)."""
+    level = check_confidence_level(confidence_level)
+    return RunOptions(
+        confidence_level=level,
+        n_resamples=check_n_resamples(n_resamples, level),
+        seed=check_seed(seed),
+        method=check_choice(method, "method", METHODS),
+        on_undefined=check_choice(on_undefined, "on_undefined", UNDEFINED_POLICIES),
+        bca_ties=check_choice(bca_ties, "bca_ties", ("half", "below")),
+        batch=None if batch is None else check_positive_int(batch, "batch"),
+        n_inner=check_positive_int(n_inner, "n_inner", minimum=2),
+        workers=None if workers is None else check_positive_int(workers, "workers"),
+    )
+
+
+def screen_undefined(
+    defined: np.ndarray,
+    what: str,
+    on_undefined: str,
+    *,
+    reason: str | None = None,
+    hint: str = "",
+) -> int:
+    """Apply the undefined-replicate policy; return the number of undefined replicates.
+
+    Parameters
+    ----------
+    defined : ndarray of bool, shape (B,)
+    what : str
+        What was undefined, for the messages (e.g. ``"metric 'roc_auc'"``).
+    on_undefined : {"drop", "raise"}
+    reason : str, optional
+        The first error a callable raised.
+    hint : str
+        Appended to the warning.
+    """
+    b = defined.size
+    n_undefined = int(b - defined.sum())
+    if not n_undefined:
+        return 0
+    msg = f"{what} was undefined on {n_undefined} of {b} replicates" + (
+        f" (first error: {reason})" if reason else ""
+    )
+    if on_undefined == "raise":
+        raise BootevalError(msg + "; pass on_undefined='drop' to drop and count them.")
+    if n_undefined == b:
+        raise BootevalError(msg + ": no interval can be formed.")
+    if n_undefined > UNDEFINED_WARN_FRACTION * b:
+        warnings.warn(
+            msg + "; they were dropped, so the interval is conditional on the metric being "
+            "defined." + hint,
+            UndefinedReplicateWarning,
+            stacklevel=3,
+        )
+    return n_undefined
 
 
 def default_batch(design: Design, n_resamples: int) -> int:
@@ -44,7 +158,9 @@ def run_replicates(
     """
     design = evaluator.design or design
     size = batch or default_batch(design, n_resamples)
-    reps = np.empty(n_resamples)
+    # an evaluator of several systems returns (batch, K) values
+    width = np.shape(evaluator.estimate())
+    reps = np.empty((n_resamples, *width))
     ses = np.empty(n_resamples) if want_se else None
 
     def one_batch(start: int) -> None:

@@ -9,30 +9,14 @@ from typing import Any
 
 import numpy as np
 
-from ._engine import run_replicates
-from ._errors import BootevalError, InvalidInputError, UndefinedReplicateWarning
-from ._validation import (
-    check_confidence_level,
-    check_n_resamples,
-    check_positive_int,
-    check_seed,
-)
+from ._engine import check_choice, check_run_options, run_replicates, screen_undefined
+from ._errors import InvalidInputError
 from .design import make_design
 from .intervals import METHODS, compute_interval, resolve_transform
 from .metrics import Metric, resolve_metric
 from .results import CIResult, freeze
 
-__all__ = ["UNDEFINED_POLICIES", "UNDEFINED_WARN_FRACTION", "ci"]
-
-UNDEFINED_POLICIES = ("drop", "raise")
-#: ``on_undefined="drop"`` warns when more than this fraction of replicates is undefined
-UNDEFINED_WARN_FRACTION = 0.01
-
-
-def _check_choice(value: object, name: str, choices: tuple[str, ...]) -> str:
-    if not isinstance(value, str) or value not in choices:
-        raise InvalidInputError(name, f"one of {', '.join(map(repr, choices))}", repr(value))
-    return value
+__all__ = ["ci"]
 
 
 def ci(
@@ -122,15 +106,12 @@ def ci(
     >>> print(r.format(scale=100, digits=1))
     80.0 (71.0, 87.0)
     """
-    level = check_confidence_level(confidence_level)
-    b = check_n_resamples(n_resamples, level)
-    seed_int = check_seed(seed)
-    method = _check_choice(method, "method", METHODS)
-    on_undefined = _check_choice(on_undefined, "on_undefined", UNDEFINED_POLICIES)
-    bca_ties = _check_choice(bca_ties, "bca_ties", ("half", "below"))
-    if batch is not None:
-        batch = check_positive_int(batch, "batch")
-    n_inner = check_positive_int(n_inner, "n_inner", minimum=2)
+    opts = check_run_options(
+        confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, method=method,
+        on_undefined=on_undefined, bca_ties=bca_ties, batch=batch, n_inner=n_inner,
+        workers=workers,
+    )  # fmt: skip
+    level, b, seed_int, method = opts.confidence_level, opts.n_resamples, opts.seed, opts.method
     if not data:
         raise InvalidInputError(
             "data", "at least one array (scores, or y_true and y_pred)", "no arrays"
@@ -156,34 +137,17 @@ def ci(
     tr = resolve_transform(transform, evaluator.count)
 
     want_se = method == "studentized"
-    if workers is not None:
-        workers = check_positive_int(workers, "workers")
     reps, ses = run_replicates(
-        evaluator, design, b, seed_int, batch, want_se=want_se, n_inner=n_inner, workers=workers
-    )
+        evaluator, design, b, seed_int, opts.batch, want_se=want_se, n_inner=opts.n_inner,
+        workers=opts.workers,
+    )  # fmt: skip
     defined = np.isfinite(reps)
-    n_undefined = int(b - defined.sum())
-    if n_undefined:
-        reason = getattr(evaluator, "first_error", None)
-        msg = f"metric {m.label!r} was undefined on {n_undefined} of {b} replicates" + (
-            f" (first error: {reason})" if reason else ""
-        )
-        if on_undefined == "raise":
-            raise BootevalError(msg + "; pass on_undefined='drop' to drop and count them.")
-        if n_undefined == b:
-            raise BootevalError(msg + ": no interval can be formed.")
-        if n_undefined > UNDEFINED_WARN_FRACTION * b:
-            hint = (
-                " Consider strata= (e.g. the class labels)."
-                if m.name in ("roc_auc", "average_precision")
-                else ""
-            )
-            warnings.warn(
-                msg + "; they were dropped, so the interval is conditional on the metric being "
-                "defined." + hint,
-                UndefinedReplicateWarning,
-                stacklevel=2,
-            )
+    n_undefined = screen_undefined(
+        defined, f"metric {m.label!r}", opts.on_undefined,
+        reason=getattr(evaluator, "first_error", None),
+        hint=" Consider strata= (e.g. the class labels)."
+        if m.name in ("roc_auc", "average_precision") else "",
+    )  # fmt: skip
     values = reps[defined]
     rep_ses = ses[defined] if ses is not None else None
     if (
@@ -219,7 +183,7 @@ def ci(
         effective_n = float(n)
 
     def build(meth: str, lev: float) -> CIResult:
-        _check_choice(meth, "method", METHODS)
+        check_choice(meth, "method", METHODS)
         if meth == "studentized" and rep_ses is None:
             raise InvalidInputError(
                 "method",
@@ -240,7 +204,7 @@ def ci(
                 replicate_standard_errors=rep_ses,
                 transform=tr,
                 bounds=bounds,
-                ties=bca_ties,
+                ties=opts.bca_ties,
             )
         for w in caught:  # re-raised at the caller of ci() or with_method()
             warnings.warn(w.message, w.category, stacklevel=3)

@@ -45,6 +45,8 @@ class Evaluator(ABC):
     #: the design the engine draws weights from; evaluators that resample
     #: differently from the design they were bound to (compressed cells) set it
     design: Design | None = None
+    #: row keys such that rows with equal keys are interchangeable, or None
+    keys: np.ndarray | None = None
 
     def __init__(self, n_rows: int, n_units: int, count: int | None = None) -> None:
         self.n_rows = n_rows
@@ -63,6 +65,14 @@ class Evaluator(ABC):
     @abstractmethod
     def jackknife(self) -> np.ndarray:
         """Leave-one-unit-out metric values, shape ``(n_units,)``."""
+
+    def with_design(self, design: Design) -> Evaluator | None:
+        """This evaluator under another design over the same rows, or ``None`` if unsupported.
+
+        Evaluators that always resample the design they were bound to need not
+        implement it.
+        """
+        return None
 
     def standard_errors(self, unit_weights: np.ndarray) -> np.ndarray:
         """Analytic standard error of the metric within each replicate."""
@@ -212,8 +222,15 @@ class SumEvaluator(Evaluator):
         se_from_sums: Callable[[np.ndarray], np.ndarray] | None = None,
         unit_extra: Callable[[np.ndarray], np.ndarray] | None = None,
         keys: np.ndarray | None = None,
+        compress: bool = True,
     ) -> None:
-        if keys is not None and not design.clustered:
+        self._args = {
+            "stats": stats, "from_sums": from_sums, "count": count,
+            "se_from_sums": se_from_sums, "unit_extra": unit_extra, "keys": keys,
+        }  # fmt: skip
+        #: equal keys mark rows with equal statistics (None: no such structure)
+        self.keys = keys
+        if compress and keys is not None and not design.clustered:
             cells = design.compress(keys)
             if cells.n_units * _COMPRESS_RATIO <= design.n_units:
                 design = cells
@@ -236,6 +253,10 @@ class SumEvaluator(Evaluator):
             dense = self.unit_stats.toarray() if sp.issparse(self.unit_stats) else self.unit_stats
             self._se_stats = np.hstack([dense, unit_extra(dense)])
             self.has_standard_error = True
+
+    def with_design(self, design: Design) -> SumEvaluator:
+        """The same metric and data resampled under ``design`` (no automatic compression)."""
+        return SumEvaluator(design=design, compress=False, **self._args)
 
     def estimate(self) -> float:
         return float(self.from_sums(self.total[None, :])[0])

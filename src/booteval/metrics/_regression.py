@@ -118,7 +118,12 @@ class _Shifted(Evaluator):
         self.inner = inner
         self.shift = shift
         self.design = inner.design
+        self.keys = inner.keys
         self.has_standard_error = inner.has_standard_error
+
+    def with_design(self, design: Design) -> Evaluator | None:
+        inner = self.inner.with_design(design)
+        return None if inner is None else _Shifted(inner, self.shift)
 
     def estimate(self) -> float:
         return self.inner.estimate() + self.shift
