@@ -529,7 +529,7 @@ def _fmt_ci(ci: tuple[float, float] | None) -> str:
 def markdown_table(rows: list[Row]) -> str:
     head = ["workload", "method", "peer", "n", "B", "booteval s", "peer s", "ratio peer/booteval",
             "booteval peak MiB", "peer peak MiB", "estimate", "booteval interval",
-            "peer interval", "|diff|/sd_MC", "note"]
+            "peer interval", "diff/sd_MC", "note"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] * len(head)) + "|"]
     for r in rows:
         ratio = r.ratio
@@ -691,7 +691,7 @@ def main(argv: list[str] | None = None) -> int:
     print(markdown_table(rows))
     for name, why in skipped.items():
         print(f"\n- {name} skipped: {why}")
-    print("\nratio = peer seconds / booteval seconds (>1: booteval faster). |diff|/sd_MC: largest "
+    print("\nratio = peer seconds / booteval seconds (>1: booteval faster). diff/sd_MC: largest "
           "endpoint difference over its Monte Carlo standard deviation (< ~3: agreement).")
     if args.json:
         with open(args.json, "w") as fh:

@@ -94,8 +94,9 @@ def _check_against_exact(result: booteval.CIResult, support: np.ndarray, p: np.n
     assert abs(dist.mean() - mu) < 4.5 * math.sqrt(m2 / b)
     # Var(sample variance) = (m4 - m2^2) / B + O(1/B^2)
     assert abs(dist.var(ddof=1) - m2) < 4.5 * math.sqrt((m4 - m2 * m2) / b)
-    assert abs(result.standard_error - math.sqrt(m2)) < 4.5 * math.sqrt(
-        (m4 - m2 * m2) / b) / (2 * math.sqrt(m2))
+    assert abs(result.standard_error - math.sqrt(m2)) < 4.5 * math.sqrt((m4 - m2 * m2) / b) / (
+        2 * math.sqrt(m2)
+    )
 
     # CDF between support points, where the exact CDF is a constant: 4 binomial SDs
     cdf = np.cumsum(p)
@@ -145,8 +146,15 @@ def test_accuracy_matches_exact_bootstrap() -> None:
     support, p, _ = _exact(lambda c: float(c @ hits) / hits.size, np.ones(hits.size))
     np.testing.assert_allclose(support, np.arange(6) / 5)
     np.testing.assert_allclose(p, stats.binom.pmf(np.arange(6), 5, 0.8), rtol=1e-12)
-    r = booteval.ci(y_true, y_pred, metric="accuracy", method="percentile",
-                    n_resamples=200_000, seed=102, workers=1)
+    r = booteval.ci(
+        y_true,
+        y_pred,
+        metric="accuracy",
+        method="percentile",
+        n_resamples=200_000,
+        seed=102,
+        workers=1,
+    )
     assert r.estimate == 0.8
     _check_against_exact(r, support, p)
 
@@ -159,8 +167,15 @@ def test_compressed_accuracy_matches_exact_bootstrap() -> None:
     support = np.arange(41) / 40
     p = stats.binom.pmf(np.arange(41), 40, 29 / 40)
     keep = p > 1e-15
-    r = booteval.ci(y_true, y_pred, metric="accuracy", method="percentile",
-                    n_resamples=200_000, seed=103, workers=1)
+    r = booteval.ci(
+        y_true,
+        y_pred,
+        metric="accuracy",
+        method="percentile",
+        n_resamples=200_000,
+        seed=103,
+        workers=1,
+    )
     _check_against_exact(r, support[keep], p[keep] / p[keep].sum())
 
 
@@ -181,9 +196,16 @@ def test_precision_with_undefined_replicates_matches_exact_bootstrap() -> None:
     assert math.isclose(undefined, 0.5**6, rel_tol=1e-12)
     b = 200_000
     with pytest.warns(UndefinedReplicateWarning, match="undefined"):
-        r = booteval.ci(y_true, y_pred, metric="precision",
-                        metric_kwargs={"zero_division": np.nan}, method="percentile",
-                        n_resamples=b, seed=104, workers=1)
+        r = booteval.ci(
+            y_true,
+            y_pred,
+            metric="precision",
+            metric_kwargs={"zero_division": np.nan},
+            method="percentile",
+            n_resamples=b,
+            seed=104,
+            workers=1,
+        )
     assert r.estimate == pytest.approx(2 / 3)
     assert r.n_resamples == b
     assert r.distribution.size == b - r.n_undefined
@@ -203,8 +225,15 @@ def test_compressed_precision_matches_exact_bootstrap() -> None:
         return c[0] / (c[0] + c[1]) if c[0] + c[1] > 0 else 0.0  # zero_division=0
 
     support, p, _ = _exact(precision, sizes)
-    r = booteval.ci(y_true, y_pred, metric="precision", method="percentile",
-                    n_resamples=200_000, seed=105, workers=1)
+    r = booteval.ci(
+        y_true,
+        y_pred,
+        metric="precision",
+        method="percentile",
+        n_resamples=200_000,
+        seed=105,
+        workers=1,
+    )
     assert r.estimate == pytest.approx(8 / 12)
     _check_against_exact(r, support, p)
 
@@ -226,8 +255,14 @@ def test_callable_median_matches_exact_bootstrap() -> None:
 
 
 def _scipy_bootstrap(data, statistic, *, method, seed, b, paired=False):
-    kwargs = dict(n_resamples=b, batch=5_000, vectorized=True, paired=paired,
-                  method=method, confidence_level=0.95)
+    kwargs = dict(
+        n_resamples=b,
+        batch=5_000,
+        vectorized=True,
+        paired=paired,
+        method=method,
+        confidence_level=0.95,
+    )
     if "rng" in inspect.signature(stats.bootstrap).parameters:
         kwargs["rng"] = np.random.default_rng(seed)
     else:  # scipy < 1.15
@@ -255,8 +290,9 @@ def _sd_se(values: np.ndarray) -> float:
     return math.sqrt(max(m4 - m2 * m2, 0.0) / (4 * m2 * values.size))
 
 
-def _compare_with_scipy(be: booteval.CIResult, data, statistic, *, paired=False, step=0.0,
-                        seed=0) -> None:
+def _compare_with_scipy(
+    be: booteval.CIResult, data, statistic, *, paired=False, step=0.0, seed=0
+) -> None:
     """Percentile, basic and BCa from one booteval run against three scipy runs.
 
     Tolerance per endpoint: 5 combined Monte Carlo SEs, sqrt(se_booteval^2 +
@@ -269,8 +305,7 @@ def _compare_with_scipy(be: booteval.CIResult, data, statistic, *, paired=False,
     where booteval takes the ceil(pB)-th), so the tolerance is at least one step.
     """
     b = be.n_resamples
-    for method, sp_method in (("percentile", "percentile"), ("basic", "basic"),
-                              ("bca", "BCa")):
+    for method, sp_method in (("percentile", "percentile"), ("basic", "basic"), ("bca", "BCa")):
         ours = be if be.method == method else be.with_method(method)
         ref = _scipy_bootstrap(data, statistic, method=sp_method, seed=seed, b=b, paired=paired)
         dist = np.asarray(ref.bootstrap_distribution)
@@ -322,11 +357,11 @@ def test_paired_accuracy_agrees_with_scipy() -> None:
     def accuracy(t, p, axis=-1):
         return np.mean(t == p, axis=axis)
 
-    be = booteval.ci(y_true, y_pred, metric="accuracy", method="bca", n_resamples=B_SCIPY,
-                     seed=208, workers=1)
+    be = booteval.ci(
+        y_true, y_pred, metric="accuracy", method="bca", n_resamples=B_SCIPY, seed=208, workers=1
+    )
     assert be.estimate == accuracy(y_true, y_pred)
-    _compare_with_scipy(be, (y_true, y_pred), accuracy, paired=True, step=1 / y_true.size,
-                        seed=209)
+    _compare_with_scipy(be, (y_true, y_pred), accuracy, paired=True, step=1 / y_true.size, seed=209)
 
 
 def test_paired_precision_agrees_with_scipy() -> None:
@@ -337,13 +372,15 @@ def test_paired_precision_agrees_with_scipy() -> None:
         tp = np.sum((t == 1) & (p == 1), axis=axis)
         return tp / np.sum(p == 1, axis=axis)
 
-    be = booteval.ci(y_true, y_pred, metric="precision", method="bca", n_resamples=B_SCIPY,
-                     seed=211, workers=1)
+    be = booteval.ci(
+        y_true, y_pred, metric="precision", method="bca", n_resamples=B_SCIPY, seed=211, workers=1
+    )
     assert be.estimate == pytest.approx(precision(y_true, y_pred), rel=1e-15)
     # the values TP/(TP+FP) are not on a regular lattice; a gap near the estimate
     # is about 1 / (number of predicted positives)
-    _compare_with_scipy(be, (y_true, y_pred), precision, paired=True,
-                        step=1 / np.sum(y_pred == 1), seed=212)
+    _compare_with_scipy(
+        be, (y_true, y_pred), precision, paired=True, step=1 / np.sum(y_pred == 1), seed=212
+    )
 
 
 # ------------------------------------------------------------ point estimate
@@ -363,8 +400,9 @@ def test_point_estimate_is_the_metric_on_the_data_not_the_replicate_mean() -> No
 
     # a registry metric with a curved statistic: RMSE (a square root of a mean)
     e = np.random.default_rng(303).standard_t(3, size=60)
-    rr = booteval.ci(np.zeros(60), e, metric="rmse", method="percentile", n_resamples=b,
-                     seed=304, workers=1)
+    rr = booteval.ci(
+        np.zeros(60), e, metric="rmse", method="percentile", n_resamples=b, seed=304, workers=1
+    )
     assert rr.estimate == pytest.approx(math.sqrt(np.mean(e * e)), rel=1e-14)
     d2 = np.asarray(rr.distribution)
     assert rr.estimate - d2.mean() > 5 * d2.std(ddof=1) / math.sqrt(b)  # Jensen: E* sqrt < sqrt E*
@@ -374,14 +412,49 @@ def test_point_estimate_is_the_metric_on_the_data_not_the_replicate_mean() -> No
 
 # Efron & Tibshirani (1993), An Introduction to the Bootstrap, Table 14.1: the
 # spatial test scores "A" of 26 neurologically impaired children.
-SPATIAL_A = np.array([48, 36, 20, 29, 42, 42, 20, 42, 22, 41, 45, 14, 6, 0, 33, 28, 34, 4, 32,
-                      24, 47, 41, 24, 26, 30, 41], dtype=float)
+SPATIAL_A = np.array(
+    [
+        48,
+        36,
+        20,
+        29,
+        42,
+        42,
+        20,
+        42,
+        22,
+        41,
+        45,
+        14,
+        6,
+        0,
+        33,
+        28,
+        34,
+        4,
+        32,
+        24,
+        47,
+        41,
+        24,
+        26,
+        30,
+        41,
+    ],
+    dtype=float,
+)
 
 
 def test_efron_tibshirani_spatial_variance_bca() -> None:
     assert np.var(SPATIAL_A) == pytest.approx(171.534, abs=1e-3)  # plug-in (divisor n)
-    r = booteval.ci(SPATIAL_A, metric=lambda x: np.var(x), method="bca",
-                    confidence_level=0.90, n_resamples=20_000, seed=1993)
+    r = booteval.ci(
+        SPATIAL_A,
+        metric=lambda x: np.var(x),
+        method="bca",
+        confidence_level=0.90,
+        n_resamples=20_000,
+        seed=1993,
+    )
     assert r.estimate == pytest.approx(171.534, abs=1e-3)
     # Reference: R boot's BCa with R = 200,000 replicates, (115.56, 260.86); E&T's
     # published BCa (B = 2,000) is (115.8, 259.6). With B = 20,000 booteval's

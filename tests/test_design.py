@@ -141,8 +141,9 @@ def test_wrong_length_labels(parameter: str, length: int) -> None:
     assert info.value.parameter == parameter
     assert str(length) in str(info.value)
     with pytest.raises(InvalidInputError, match=f"`{parameter}`"):
-        booteval.ci(np.arange(10.0), n_resamples=100, seed=0,
-                    **{parameter: np.zeros(length, dtype=int)})
+        booteval.ci(
+            np.arange(10.0), n_resamples=100, seed=0, **{parameter: np.zeros(length, dtype=int)}
+        )
 
 
 def test_unorderable_labels_are_an_error() -> None:
@@ -177,7 +178,7 @@ def test_iid_counts_are_binomial_with_negative_covariance() -> None:
     # the whole marginal law of a count, not just its moments: Binomial(m, 1/m)
     from scipy.stats import binom
 
-    counts = np.bincount(w.astype(np.int64).ravel(), minlength=m + 1)[: 6]
+    counts = np.bincount(w.astype(np.int64).ravel(), minlength=m + 1)[:6]
     p = binom.pmf(np.arange(6), m, 1 / m)
     total = w.size
     _within(counts / total, p, np.sqrt(p * (1 - p) / total))
@@ -198,7 +199,7 @@ def test_stratified_and_clustered_counts_are_binomial_per_stratum() -> None:
     # clusters of unequal sizes (1 to 40 rows) are drawn with equal probability
     clusters = np.repeat(np.arange(40), np.arange(1, 41))
     dc = make_design(clusters.size, clusters=clusters)
-    wc = dc.unit_weights(SEED, 0, dc.block_size)
+    wc = dc.unit_weights(SEED, 0, 30_000)
     _moment_checks(wc[:, :12], 40)
     _moment_checks(wc[:, -12:], 40)
 
@@ -214,12 +215,15 @@ DESIGNS = {
     "stratified-small": lambda: make_design(5000, strata=_big_strata(5000)),
     "clustered-small": lambda: make_design(35_000, clusters=np.arange(35_000) // 7),
     "stratified+clustered-small": lambda: make_design(
-        50_000, strata=np.arange(50_000) // 20_000, clusters=np.arange(50_000) // 10),
+        50_000, strata=np.arange(50_000) // 20_000, clusters=np.arange(50_000) // 10
+    ),
     "compressed": lambda: make_design(1000).compress(np.arange(1000) % 3),
     "stratified+compressed": lambda: make_design(1000, strata=np.arange(1000) // 400).compress(
-        np.arange(1000) % 2),
+        np.arange(1000) % 2
+    ),
     # a few replicates per block: replicates span several blocks
     "iid-large": lambda: make_design(300_000),
+    "iid-tiny-many-blocks": lambda: make_design(7),
     "stratified-large": lambda: make_design(300_000, strata=_big_strata(300_000)),
     "clustered-large": lambda: make_design(600_000, clusters=np.arange(600_000) // 2),
 }
@@ -236,22 +240,27 @@ def _fetch(d: Design, seed: int, sizes: list[int]) -> np.ndarray:
 @pytest.mark.parametrize("name", list(DESIGNS))
 def test_replicates_do_not_depend_on_batching(name: str) -> None:
     d = DESIGNS[name]()
-    large = name.endswith("large")
-    b = 13 if large else 24
-    if large:
+    if name.endswith("large"):
+        b = 13
         assert d.block_size < b  # several blocks
+    elif name.endswith("many-blocks"):
+        b = 3 * d.block_size + 17  # a few thousand replicates of a tiny design
+        assert d.block_size < b
     else:
+        b = 24
         assert d.block_size > b  # one block
     full = d.unit_weights(SEED, 0, b)
     assert full.shape == (b, d.n_units)
     rng = np.random.default_rng(7)
     cuts = np.sort(rng.choice(np.arange(1, b), size=3, replace=False))
     random_split = np.diff(np.concatenate([[0], cuts, [b]])).tolist()
-    for sizes in (random_split, [1] * b):
+    ones = [1] * min(b, 40) + [b - min(b, 40)]
+    for sizes in (random_split, ones):
         got = _fetch(d, SEED, sizes)
         assert np.array_equal(got, full[: got.shape[0]]), sizes
     # any window fetched on its own matches
     assert np.array_equal(d.unit_weights(SEED, 3, 11), full[3:11])
+    assert np.array_equal(d.unit_weights(SEED, b - 9, b), full[b - 9 :])
     # prefix property: B replicates are the first B of 2B
     assert np.array_equal(d.unit_weights(SEED, 0, 2 * b)[:b], full)
     # and the seed matters
@@ -345,8 +354,11 @@ def test_nested_weights_draw_from_the_outer_multiset(kind: str) -> None:
             cols = stratum_of_unit == h
             assert np.all(inner[:, cols].sum(axis=1) == oc[cols].sum())
         # the inner draw is a multinomial on the outer counts: mean = outer count
-        _within(inner.mean(axis=0)[oc > 0], oc[oc > 0],
-                inner.std(axis=0, ddof=1)[oc > 0] / np.sqrt(inner.shape[0]))
+        _within(
+            inner.mean(axis=0)[oc > 0],
+            oc[oc > 0],
+            inner.std(axis=0, ddof=1)[oc > 0] / np.sqrt(inner.shape[0]),
+        )
         # reproducible from the generator
         again = d.nested_unit_weights(oc, 4000, np.random.default_rng(i))
         assert np.array_equal(inner, again)
@@ -355,7 +367,7 @@ def test_nested_weights_draw_from_the_outer_multiset(kind: str) -> None:
 # ------------------------------------------------------------- ci() invariance
 def _cases() -> dict[str, tuple[tuple[np.ndarray, ...], dict]]:
     rng = np.random.default_rng(6)
-    n = 12_000
+    n = 6000
     x = rng.gamma(2.0, size=n)
     y_true = rng.integers(0, 2, size=n)
     y_pred = np.where(rng.random(n) < 0.8, y_true, 1 - y_true)
@@ -378,9 +390,17 @@ def _same(a: booteval.CIResult, b: booteval.CIResult) -> None:
     """Bit-identical runs: replicate values, endpoints and their Monte Carlo errors."""
     assert np.array_equal(a.distribution, b.distribution)
     assert (a.estimate, a.low, a.high, a.standard_error) == (
-        b.estimate, b.low, b.high, b.standard_error)
+        b.estimate,
+        b.low,
+        b.high,
+        b.standard_error,
+    )
     assert (a.mcse_low, a.mcse_high, a.seed, a.n_undefined) == (
-        b.mcse_low, b.mcse_high, b.seed, b.n_undefined)
+        b.mcse_low,
+        b.mcse_high,
+        b.seed,
+        b.n_undefined,
+    )
 
 
 @pytest.mark.filterwarnings("ignore::booteval.DegenerateIntervalWarning")  # BCa with B = 40
@@ -403,16 +423,28 @@ def test_ci_does_not_depend_on_batch_or_workers(name: str) -> None:
     assert not np.array_equal(other.distribution, ref.distribution)
 
 
+def _many_units() -> np.ndarray:
+    return np.random.default_rng(8).normal(size=200_000)
+
+
 def test_ci_invariance_across_blocks_with_threads() -> None:
     # 200_000 units: 5 replicates per block, so 40 replicates span 8 blocks and the
     # default batches run on several threads
-    x = np.random.default_rng(8).normal(size=200_000)
+    x = _many_units()
     d = make_design(x.size)
     assert d.block_size < 10
     common = dict(method="percentile", n_resamples=40, seed=3)
     ref = booteval.ci(x, workers=1, **common)
-    for batch, workers in ((None, 2), (1, 1), (3, 2), (40, 1)):
+    for batch, workers in ((None, 2), (2, 1), (4, 2), (40, 1)):
         _same(ref, booteval.ci(x, batch=batch, workers=workers, **common))
+
+
+# einsum sums a single row differently beyond 8192 terms; _matmul adds fixed chunks
+@pytest.mark.parametrize("batch", [1, 3])  # 40 = 13 * 3 + 1: the last batch has one row
+def test_ci_single_replicate_batches_with_many_units(batch: int) -> None:
+    x = _many_units()
+    common = dict(method="percentile", n_resamples=40, seed=3)
+    _same(booteval.ci(x, workers=1, **common), booteval.ci(x, batch=batch, workers=1, **common))
 
 
 def test_studentized_nested_bootstrap_does_not_depend_on_batch() -> None:

@@ -32,6 +32,8 @@ __all__ = ["Evaluator", "Metric", "SumEvaluator", "row_sum", "safe_divide", "uni
 
 # rows of the jackknife computed at once (bounds memory for wide statistics)
 _JACK_CHUNK = 1 << 14
+# terms per einsum call in _matmul
+_SUM_CHUNK = 4096
 # compress rows into cells when that divides the number of units at least this much
 _COMPRESS_RATIO = 4
 
@@ -174,11 +176,16 @@ def _matmul(weights: np.ndarray, stats: np.ndarray | sp.spmatrix) -> np.ndarray:
     if sp.issparse(stats):
         return np.asarray((stats.T @ weights.T).T)
     weights = np.asarray(weights, dtype=np.float64)
-    cols = [
-        np.einsum("bn,n->b", weights, np.ascontiguousarray(stats[:, j]))
-        for j in range(stats.shape[1])
-    ]
-    return np.stack(cols, axis=1)
+    b, n = weights.shape
+    out = np.zeros((b, stats.shape[1]))
+    for j in range(stats.shape[1]):
+        col = np.ascontiguousarray(stats[:, j])
+        # einsum changes its summation order for a single row beyond 8192 terms;
+        # fixed chunks added one after another keep every row's sum the same
+        for lo in range(0, n, _SUM_CHUNK):
+            hi = min(lo + _SUM_CHUNK, n)
+            out[:, j] += np.einsum("bn,n->b", weights[:, lo:hi], col[lo:hi])
+    return out
 
 
 class SumEvaluator(Evaluator):
