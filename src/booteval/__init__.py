@@ -25,6 +25,7 @@ from .analytic import (
     fisher_z_interval,
     wilson_interval,
 )
+from .comparison import ComparisonResult, compare
 from .confidence import ci
 from .design import Design, make_design
 from .intervals import METHODS, Transform
@@ -40,6 +41,7 @@ __all__ = [
     "BootevalWarning",
     "CIResult",
     "CallableMetric",
+    "ComparisonResult",
     "DeLongTest",
     "DegenerateIntervalWarning",
     "Design",
@@ -50,6 +52,7 @@ __all__ = [
     "__version__",
     "ci",
     "clopper_pearson_interval",
+    "compare",
     "delong_interval",
     "delong_test",
     "fisher_z_interval",
