@@ -220,6 +220,38 @@ def test_chunking_and_uncached_paths_agree(name, monkeypatch):
     assert_same(small.jackknife(), want_j, tol=1e-12)
 
 
+@pytest.mark.parametrize("name", RANKING + CORRELATION)
+def test_replicates_do_not_depend_on_batching(name):
+    """Replicate b is bit-identical whether computed alone or within any batch."""
+    rng = np.random.default_rng(seed(name, "batch"))
+    for n in (9, 400):
+        a, b = make_data(name, n, rng, ties=False)
+        for kind in ("iid", "clustered"):
+            d = make_test_design(kind, n, rng)
+            ev = bind(name, a, b, d)
+            w = bootstrap_counts(d, rng, 23)
+            full = ev.replicates(w)
+            ones = np.concatenate([ev.replicates(w[i : i + 1]) for i in range(23)])
+            threes = np.concatenate([ev.replicates(w[i : i + 3]) for i in range(0, 23, 3)])
+            np.testing.assert_array_equal(full, ones)
+            np.testing.assert_array_equal(full, threes)
+
+
+@pytest.mark.parametrize("name", (*RANKING, "spearman", "kendall"))
+def test_with_design_rebinds_to_another_design(name):
+    rng = np.random.default_rng(seed(name, "rebind"))
+    n = 30
+    a, b = make_data(name, n, rng)
+    iid, clustered = make_design(n), make_test_design("clustered", n, rng)
+    ev = bind(name, a, b, iid).with_design(clustered)
+    direct = bind(name, a, b, clustered)
+    assert ev.design is clustered and ev.n_units == clustered.n_units
+    w = bootstrap_counts(clustered, rng, 6)
+    np.testing.assert_array_equal(ev.replicates(w), direct.replicates(w))
+    np.testing.assert_array_equal(ev.jackknife(), direct.jackknife())
+    assert bind(name, a, b, iid).with_design(iid.compress(np.arange(n) % 2)) is None
+
+
 def test_kendall_larger_sample_matches_scipy():
     """Many merge levels (n = 1500, about 11 levels), many ties."""
     rng = np.random.default_rng(9)

@@ -36,6 +36,7 @@ Jackknife (leave one resampling unit out), all exact:
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from typing import ClassVar
 
@@ -251,6 +252,19 @@ class _RankEvaluator(Evaluator):
         self.design = design
         self.gx = _TieGroups(x)
         self.gy = _TieGroups(y)
+
+    def with_design(self, design: Design) -> Evaluator | None:
+        """This evaluator resampled under another row-level design over the same rows.
+
+        The sorted structures depend on the data only and are shared. Compressed
+        designs (cells of interchangeable rows) are not supported: ``None``.
+        """
+        if design.compressed or design.n_rows != self.n_rows:
+            return None
+        new = copy.copy(self)
+        new.design = design
+        new.n_units = design.n_units
+        return new
 
     def _chunk(self, w: np.ndarray) -> np.ndarray:
         raise NotImplementedError

@@ -32,6 +32,7 @@ The jackknife (leave one resampling unit out) is exact:
 
 from __future__ import annotations
 
+import copy
 import numbers
 from typing import Any, ClassVar
 
@@ -226,6 +227,19 @@ class _RankingEvaluator(Evaluator):
         super().__init__(design.n_rows, design.n_units)
         self.design = design
         self.groups = _ScoreGroups(pos, score)
+
+    def with_design(self, design: Design) -> Evaluator | None:
+        """This evaluator resampled under another row-level design over the same rows.
+
+        The sorted structures depend on the data only and are shared. Compressed
+        designs (cells of interchangeable rows) are not supported: ``None``.
+        """
+        if design.compressed or design.n_rows != self.n_rows:
+            return None
+        new = copy.copy(self)
+        new.design = design
+        new.n_units = design.n_units
+        return new
 
     @staticmethod
     def _stat(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
