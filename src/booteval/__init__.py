@@ -30,6 +30,12 @@ from .confidence import ci
 from .design import Design, make_design
 from .intervals import METHODS, Transform
 from .metrics import CallableMetric, Metric, get_metric, list_metrics
+from .power import (
+    PowerAnalysis,
+    minimum_detectable_effect,
+    power_for_effect,
+    required_sample_size,
+)
 from .results import CIResult
 
 __version__ = "0.1.0"
@@ -47,6 +53,7 @@ __all__ = [
     "Design",
     "InvalidInputError",
     "Metric",
+    "PowerAnalysis",
     "Transform",
     "UndefinedReplicateWarning",
     "__version__",
@@ -59,5 +66,8 @@ __all__ = [
     "get_metric",
     "list_metrics",
     "make_design",
+    "minimum_detectable_effect",
+    "power_for_effect",
+    "required_sample_size",
     "wilson_interval",
 ]
