@@ -136,14 +136,14 @@ class Design:
                 mult = self.unit_size[units]
                 draws = int(mult.sum())
                 counts[:, cols] = rng.multinomial(draws, mult / draws, size=size)
+            elif _FLAT_CELLS // m <= 1:
+                # one replicate at a time: its draws and counts stay in cache
+                for i in range(size):
+                    counts[i, cols] = np.bincount(rng.integers(0, m, size=m), minlength=m)
             else:
                 draws = rng.integers(0, m, size=(size, m))
                 # count a few replicates at a time: the counting array stays in cache
                 step = _FLAT_CELLS // m
-                if step <= 1:
-                    for i in range(size):
-                        counts[i, cols] = np.bincount(draws[i], minlength=m)
-                    continue
                 for lo in range(0, size, step):
                     hi = min(lo + step, size)
                     flat = (draws[lo:hi] + (np.arange(hi - lo) * m)[:, None]).ravel()
