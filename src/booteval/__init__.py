@@ -29,6 +29,14 @@ from .comparison import ComparisonResult, compare
 from .confidence import ci
 from .design import Design, make_design
 from .intervals import METHODS, Transform
+from .leaderboard import (
+    CORRECTIONS,
+    LeaderboardEntry,
+    LeaderboardResult,
+    PairwiseDifference,
+    adjust_p_values,
+    leaderboard,
+)
 from .metrics import CallableMetric, Metric, get_metric, list_metrics
 from .power import (
     PowerAnalysis,
@@ -41,6 +49,7 @@ from .results import CIResult
 __version__ = "0.1.0"
 
 __all__ = [
+    "CORRECTIONS",
     "METHODS",
     "AnalyticInterval",
     "BootevalError",
@@ -52,11 +61,15 @@ __all__ = [
     "DegenerateIntervalWarning",
     "Design",
     "InvalidInputError",
+    "LeaderboardEntry",
+    "LeaderboardResult",
     "Metric",
+    "PairwiseDifference",
     "PowerAnalysis",
     "Transform",
     "UndefinedReplicateWarning",
     "__version__",
+    "adjust_p_values",
     "ci",
     "clopper_pearson_interval",
     "compare",
@@ -64,6 +77,7 @@ __all__ = [
     "delong_test",
     "fisher_z_interval",
     "get_metric",
+    "leaderboard",
     "list_metrics",
     "make_design",
     "minimum_detectable_effect",

@@ -233,17 +233,21 @@ class ColumnKernel:
             self._per_col = 6
         else:
             pair = mk[:, None, :] * mk[None, :, :]  # both judged, (n, n, M)
-            sx = np.sign(xs[:, None, :] - xs[None, :, :]) * pair  # sign(x_i - x_k)
+            sx = np.sign(xs[:, None, :] - xs[None, :, :]) * pair  # [i, k, j] = sign(x_i - x_k)
             sz = np.sign(zs[:, None, :] - zs[None, :, :]) * pair
             if coefficient == "spearman":
-                # centred rank of i: sum_k v_k sign(x_i - x_k) / 2, i.e. (v @ S)[i] with
-                # S[k, i] = sign(x_i - x_k) / 2
-                self.sx = np.ascontiguousarray((0.5 * sx).transpose(1, 0, 2)).reshape(n, n * m)
-                self.sz = np.ascontiguousarray((0.5 * sz).transpose(1, 0, 2)).reshape(n, n * m)
+                # centred rank of i: sum_k v_k sign(x_i - x_k) / 2 = (v @ S)[i] with
+                # S[k, i] = sign(x_i - x_k) / 2; x and z side by side
+                parts = [0.5 * sx.transpose(1, 0, 2), 0.5 * sz.transpose(1, 0, 2)]
             else:
-                self.p = (sx * sz).reshape(n, n * m)
-                self.ax = np.abs(sx).reshape(n, n * m)
-                self.az = np.abs(sz).reshape(n, n * m)
+                # quadratic forms v' A v of sign products (C - D) and of untied pairs
+                parts = [sx * sz, np.abs(sx), np.abs(sz)]
+            # entries are 0, +-1/2 or +-1 and weights are counts of at most n, so with
+            # n^2 < 2^24 float32 products and sums are exact (integers or halves)
+            self.k = len(parts)
+            self.dtype = np.float32 if n * n < 1 << 24 else np.float64
+            self.ranks = np.ascontiguousarray(np.stack(parts, axis=1), dtype=self.dtype)
+            self.ranks = self.ranks.reshape(n, self.k * n * m)
 
     def __call__(self, v: np.ndarray) -> np.ndarray:
         """Per-input correlations, shape ``(B, M)`` (NaN where undefined)."""
@@ -255,12 +259,13 @@ class ColumnKernel:
                 sums = (v[sl] @ self.stats).reshape(-1, 6, m).transpose(0, 2, 1).reshape(-1, 6)
                 out[sl] = _pearson_from_sums(sums).reshape(-1, m)
             return out
-        for sl in _chunks(b, 3 * n * m):
+        k = self.k
+        for sl in _chunks(b, (k + 1) * n * m):
             vv = v[sl]
-            wm = vv[:, :, None] * self.mask[None]  # weight of system i on input j
+            prod = (vv.astype(self.dtype) @ self.ranks).reshape(-1, k, n, m)
             if self.coefficient == "spearman":
-                rx = (vv @ self.sx).reshape(-1, n, m)
-                rz = (vv @ self.sz).reshape(-1, n, m)
+                wm = vv[:, :, None] * self.mask[None]  # weight of system i on input j
+                rx, rz = prod[:, 0], prod[:, 1]
                 sums = np.stack(
                     [
                         wm.sum(axis=1),
@@ -274,10 +279,8 @@ class ColumnKernel:
                 )
                 out[sl] = _pearson_from_sums(sums.reshape(-1, 6)).reshape(-1, m)
             else:
-                num = np.einsum("bij,bi->bj", (vv @ self.p).reshape(-1, n, m), vv)
-                dx = np.einsum("bij,bi->bj", (vv @ self.ax).reshape(-1, n, m), vv)
-                dz = np.einsum("bij,bi->bj", (vv @ self.az).reshape(-1, n, m), vv)
-                out[sl] = _tau(num, dx, dz)
+                q = np.einsum("bkij,bi->bkj", prod, vv)
+                out[sl] = _tau(q[:, 0], q[:, 1], q[:, 2])
         return out
 
 

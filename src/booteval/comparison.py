@@ -212,7 +212,10 @@ def bootstrap_p_value(
     """
     if method in ("percentile", "bca"):
         q = _tail_mass(replicates, 0.0, upper=False)  # mass at or below 0
-        if method == "bca" and jackknife_details and math.isfinite(
+        inside = 0 < np.count_nonzero(replicates <= 0.0) < replicates.size
+        # with every replicate on one side of 0, BCa's interval stops at the extreme
+        # replicate at any level, so it excludes 0: the unmapped tail mass is right
+        if method == "bca" and inside and jackknife_details and math.isfinite(
             jackknife_details.get("z0", math.nan)
         ) and math.isfinite(jackknife_details.get("acceleration", math.nan)):
             z0, a = jackknife_details["z0"], jackknife_details["acceleration"]

@@ -558,7 +558,9 @@ def _pair_interval(
         jackknife=None if jack is None else jack[:, ib] - jack[:, ia],
         standard_error=se, bounds=diff_bounds, ties=ties, warn=False,
     )  # fmt: skip
-    p = _pair_p_value(method, diff_hat, diffs, out.details, se)
+    p = bootstrap_p_value(
+        method, diff_hat, diffs, "two-sided", jackknife_details=out.details, standard_error=se
+    )
     rec = {
         "name_a": names[0], "name_b": names[1], "estimate_a": float(est[ia]),
         "estimate_b": float(est[ib]), "difference": diff_hat, "low": out.low, "high": out.high,
@@ -566,27 +568,6 @@ def _pair_interval(
         "excludes_zero": bool(out.low > 0 or out.high < 0),
     }  # fmt: skip
     return rec, out.notes
-
-
-def _pair_p_value(
-    method: str, diff_hat: float, diffs: np.ndarray, details: dict[str, Any], se: float
-) -> float:
-    """Two-sided p-value of "no difference": :func:`bootstrap_p_value`, resolved for BCa.
-
-    When no replicate lies on the other side of 0 (none <= 0, or none >= 0),
-    the BCa interval at every level excludes 0 (:func:`compute_interval` clamps
-    levels beyond the extreme order statistics to the extreme replicate), so
-    the inverted p-value is the resolution floor ``2 / (B + 1)``, as for the
-    percentile method. Mapping the floor through BCa's adjustment instead
-    would report an upper bound that a negative acceleration inflates (about
-    0.002 at ``B = 10_000``), too coarse for a family of many pairs.
-    """
-    p = bootstrap_p_value(
-        method, diff_hat, diffs, "two-sided", jackknife_details=details, standard_error=se
-    )
-    if method == "bca" and (not np.any(diffs <= 0.0) or not np.any(diffs >= 0.0)):
-        p = min(p, 2.0 / (diffs.size + 1.0))
-    return float(p)
 
 
 def _is_dataframe(x: object) -> bool:

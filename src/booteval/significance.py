@@ -434,18 +434,60 @@ class _SumSwapper(_Swapper):
 
 
 class _WeightSwapper(_Swapper):
-    """Any vectorized evaluator bound to the pooled rows: two weighted replicates per swap."""
+    """A vectorized evaluator of the pooled rows: ``A'`` and ``B'`` as 0/1 weights.
 
-    def __init__(self, ev: Evaluator, units: np.ndarray, n_units: int) -> None:
-        self.ev = ev
-        base = np.zeros((1, 2 * n_units))
+    With ``presence`` (pooled units x extra labels: whether the unit's outputs use
+    an output label that no shared input has), each swapped system is evaluated
+    by an evaluator whose data holds exactly the extra labels that system uses
+    (``bind_for(present)``), so that a class set taken from the data is that of
+    the swapped system alone. Without it one evaluator serves every swap.
+    """
+
+    def __init__(
+        self,
+        bind_for: Callable[[np.ndarray | None], Evaluator],
+        presence: np.ndarray | None,
+        units: np.ndarray,
+        n_units: int,
+    ) -> None:
+        self.bind_for = bind_for
+        self.presence = presence
+        self._cache: dict[bytes, Any] = {}
+        base = np.zeros((2, 2 * n_units))
         base[0, :n_units] = 1.0
-        vals = np.asarray(ev.replicates(np.vstack([base, 1.0 - base])), dtype=float)
+        base[1, n_units:] = 1.0
+        vals = self._values(base)
         self.values = (float(vals[0]), float(vals[1]))
         super().__init__(units, n_units, self.values[1] - self.values[0])
 
     def system_values(self) -> tuple[float, float]:
         return self.values
+
+    def _entry(self, present: np.ndarray | None) -> Any:
+        key = b"" if present is None else np.packbits(present).tobytes()
+        if key not in self._cache:
+            ev = self.bind_for(present)
+            self._cache[key] = _sum_form(ev) or ev
+        return self._cache[key]
+
+    @staticmethod
+    def _evaluate(entry: Any, w: np.ndarray) -> np.ndarray:
+        if isinstance(entry, tuple):
+            ev, shift = entry
+            return np.asarray(ev.from_sums(_matmul(w, ev.unit_stats)), dtype=float) + shift
+        return np.asarray(entry.replicates(w), dtype=float)
+
+    def _values(self, w: np.ndarray) -> np.ndarray:
+        if self.presence is None:
+            return self._evaluate(self._entry(None), w)
+        present = (w @ self.presence) > 0
+        patterns, inverse = np.unique(present, axis=0, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        out = np.empty(w.shape[0])
+        for j, pattern in enumerate(patterns):
+            rows = np.flatnonzero(inverse == j)
+            out[rows] = self._evaluate(self._entry(pattern), w[rows])
+        return out
 
     def statistics(self, z: np.ndarray) -> np.ndarray:
         u = self.n_units
@@ -453,10 +495,7 @@ class _WeightSwapper(_Swapper):
         w_a[:, :u] = 1.0
         w_a[:, self.units] = 1.0 - z
         w_a[:, u + self.units] = z
-        w_b = 1.0 - w_a
-        return np.asarray(self.ev.replicates(w_b), dtype=float) - np.asarray(
-            self.ev.replicates(w_a), dtype=float
-        )
+        return self._values(1.0 - w_a) - self._values(w_a)
 
 
 class _LoopSwapper(_Swapper):
@@ -542,9 +581,13 @@ def _bind_uncompressed(m: Metric, arrays: tuple[np.ndarray, ...], design: Design
     return ev
 
 
-def _n_sum_columns(ev: Evaluator) -> int | None:
-    s = _sum_form(ev)
-    return None if s is None else int(s[0].unit_stats.shape[1])
+def _extra_labels(
+    shared: tuple[np.ndarray, ...], out_a: np.ndarray, out_b: np.ndarray
+) -> np.ndarray:
+    """Output labels that ``y_true`` (the first shared input) never takes; empty for scores."""
+    if not shared or out_a.ndim != 1 or out_a.dtype.kind in "fc":
+        return out_a[:0]
+    return np.setdiff1d(np.unique(np.concatenate([out_a, out_b])), np.unique(shared[0]))
 
 
 def _pooled_swapper(
@@ -557,43 +600,49 @@ def _pooled_swapper(
 ) -> _Swapper | None:
     """The vectorized swapper, or ``None`` where binding to the pooled rows changes the metric.
 
-    The pooled binding fixes whatever the metric derives from the whole data set
-    (the class set of a confusion matrix, a centring shift) on the rows of both
-    systems. That is the metric of each swapped system alone when (1) it reproduces
-    each system's own value and (2) no output label outside the shared inputs can
-    enlarge that context (a label predicted by one system only and absent from
-    ``y_true`` adds a class to macro-F1 that some swaps do not have).
+    The metric is bound once to the pooled rows (A's, then B's; shared inputs
+    repeated), and a swapped system is a 0/1 weighting of them. Whatever a metric
+    derives from the whole data set is then taken from the pooled rows: harmless
+    for a centring shift, but the class set of a confusion matrix is the union of
+    ``y_true`` and the predicted labels. Output labels that ``y_true`` never takes
+    are therefore tracked: each swapped system is evaluated with the pooled data
+    holding exactly the extra labels it uses (rows carrying the others have weight
+    0 in it, so replacing their outputs by ``y_true`` changes only the class set).
+    Finally the pooled evaluation must reproduce each system's own value.
     """
     if not m.vectorized:
         return None
     u = design.n_units
     pdesign = _pooled_design(design)
+    shared = arr_a[:-1]
+    out_a, out_b = arr_a[-1], arr_b[-1]
     try:
-        pooled = tuple(np.concatenate([a, b]) for a, b in zip(arr_a, arr_b, strict=True))
-        ev = _bind_uncompressed(m, pooled, pdesign)
-        out_a, out_b = arr_a[-1], arr_b[-1]
-        if arr_a[:-1] and out_a.dtype.kind not in "fc":
-            # label outputs: labels that occur in no shared input
-            shared_labels = np.unique(np.concatenate([np.unique(s) for s in arr_a[:-1]]))
-            extra = np.setdiff1d(np.unique(np.concatenate([out_a, out_b])), shared_labels)
-            if extra.size:
-                k = _n_sum_columns(ev)
-                if k is None:
-                    return None
-                ref = arr_a[0]
-                fix_a = np.where(np.isin(out_a, extra), ref, out_a)
-                fix_b = np.where(np.isin(out_b, extra), ref, out_b)
-                reduced = (*(np.concatenate([s, s]) for s in arr_a[:-1]),)
-                reduced = (*reduced, np.concatenate([fix_a, fix_b]))
-                if _n_sum_columns(_bind_uncompressed(m, reduced, pdesign)) != k:
-                    return None
+        pooled_shared = tuple(np.concatenate([x, x]) for x in shared)
+        pooled_out = np.concatenate([out_a, out_b])
+        extra = _extra_labels(shared, out_a, out_b)
+        if extra.size == 0:
+            ev = _bind_uncompressed(m, (*pooled_shared, pooled_out), pdesign)
+            form = _sum_form(ev)
+            swapper: _Swapper = (
+                _SumSwapper(form[0], units, u, form[1])
+                if form is not None
+                else _WeightSwapper(lambda _: ev, None, units, u)
+            )
+        else:
+            ref = pooled_shared[0]
+            hit = (pooled_out[:, None] == extra[None, :]).astype(np.float64)
+            presence = np.zeros((2 * u, extra.size))
+            np.add.at(presence, pdesign.unit_of_row, hit)
+            presence = (presence > 0).astype(np.float64)
+
+            def bind_for(present: np.ndarray | None) -> Evaluator:
+                drop = extra if present is None else extra[~np.asarray(present, dtype=bool)]
+                out = np.where(np.isin(pooled_out, drop), ref, pooled_out)
+                return _bind_uncompressed(m, (*pooled_shared, out), pdesign)
+
+            swapper = _WeightSwapper(bind_for, presence, units, u)
     except (TypeError, ValueError):  # incompatible outputs, or a metric that refuses them
         return None
-    s = _sum_form(ev)
-    swapper: _Swapper = (
-        _SumSwapper(s[0], units, u, s[1]) if s is not None else _WeightSwapper(ev, units, u)
-    )
-    # (1): the pooled binding reproduces each system's own value
     scale = max(abs(estimates[0]), abs(estimates[1]))
     for value, est in zip(swapper.system_values(), estimates, strict=True):
         if not abs(value - est) <= _POOLED_RTOL * scale:
@@ -934,6 +983,14 @@ def mcnemar_test(
         "pred_b": as_label_array(pred_b, "pred_b"),
     }
     n = check_same_length(arrays)
+    kinds = {k: ("text" if v.dtype.kind in "US" else "number") for k, v in arrays.items()}
+    if all(v.dtype != object for v in arrays.values()) and len(set(kinds.values())) > 1:
+        other = next(k for k in ("pred_a", "pred_b") if kinds[k] != kinds["y_true"])
+        raise InvalidInputError(
+            other,
+            f"labels of the same type as `y_true` ({kinds['y_true']})",
+            f"{kinds[other]} labels ({arrays[other].dtype})",
+        )
     try:
         _, codes = np.unique(np.concatenate(list(arrays.values())), return_inverse=True)
     except TypeError:

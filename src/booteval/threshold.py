@@ -46,10 +46,10 @@ Reproducibility
 Speed
     The validation scores are sorted once; for a batch of replicates the
     weighted cumulative counts of positives and predicted positives over the
-    candidate thresholds give every replicate's optimum at once, and the test
-    metric at per-replicate thresholds comes from weighted cumulative counts over
-    the sorted test scores (one ``searchsorted``). No per-replicate Python loop
-    unless the rule is a callable.
+    candidate thresholds, arrays of shape ``(batch, n_val)``, give every
+    replicate's optimum at once. The test confusion counts at the per-replicate
+    thresholds come from one masked pass over the test weights. No
+    per-replicate Python loop unless the rule is a callable.
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ _Search = Callable[
 def _search_f1(
     tp: np.ndarray, pp: np.ndarray, p: np.ndarray, n: np.ndarray, target: float | None
 ) -> tuple[np.ndarray, np.ndarray]:
-    return _ratio(2.0 * tp, pp + p[:, None]), np.ones(tp.shape, dtype=bool)
+    return 2.0 * tp / (pp + p[:, None]), np.ones(tp.shape, dtype=bool)
 
 
 def _search_youden(
@@ -159,14 +159,14 @@ def _search_youden(
 def _search_precision_at_recall(
     tp: np.ndarray, pp: np.ndarray, p: np.ndarray, n: np.ndarray, target: float | None
 ) -> tuple[np.ndarray, np.ndarray]:
-    return _ratio(tp, pp), _ratio(tp, np.broadcast_to(p[:, None], tp.shape)) >= target
+    return tp / pp, tp / p[:, None] >= target
 
 
 def _search_recall_at_precision(
     tp: np.ndarray, pp: np.ndarray, p: np.ndarray, n: np.ndarray, target: float | None
 ) -> tuple[np.ndarray, np.ndarray]:
     # recall = tp / p with p fixed per replicate: compare tp itself
-    return tp, _ratio(tp, pp) >= target
+    return tp, tp / pp >= target
 
 
 @dataclass(frozen=True)
@@ -212,7 +212,6 @@ class _Sorted:
     pos_sorted: np.ndarray  # float 0/1 in decreasing-score order
     values: np.ndarray
     ends: np.ndarray
-    ascending: np.ndarray
 
     @classmethod
     def build(cls, pos: np.ndarray, scores: np.ndarray) -> _Sorted:
@@ -226,7 +225,6 @@ class _Sorted:
             pos_sorted=pos[order].astype(np.float64),
             values=desc[ends - 1],
             ends=ends,
-            ascending=desc[::-1].copy(),
         )
 
     def cumulative(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -239,21 +237,21 @@ class _Sorted:
         np.cumsum(ws * self.pos_sorted, axis=1, out=cum_tp[:, 1:])
         return cum_tp, cum_pp
 
-    def n_at_least(self, thresholds: np.ndarray) -> np.ndarray:
-        """Number of rows with ``score >= t`` for each threshold (NaN counts none)."""
-        t = np.where(np.isnan(thresholds), np.inf, thresholds)
-        return self.ascending.size - np.searchsorted(self.ascending, t, side="left")
-
 
 def _fit_vectorized(rule: _Rule, target: float | None, srt: _Sorted, w: np.ndarray) -> np.ndarray:
     """The rule's threshold for each row of weights ``w`` (batch, n); NaN where undefined."""
     assert rule.search is not None
     cum_tp, cum_pp = srt.cumulative(w)
-    tp, pp = cum_tp[:, srt.ends], cum_pp[:, srt.ends]
+    if srt.ends.size == srt.scores.size:  # no ties: every row ends a group
+        tp, pp = cum_tp[:, 1:], cum_pp[:, 1:]
+    else:
+        tp, pp = cum_tp[:, srt.ends], cum_pp[:, srt.ends]
     p = cum_tp[:, -1]
     n = cum_pp[:, -1] - p
-    obj, feasible = rule.search(tp, pp, p, n, target)
-    feasible = feasible & (pp > 0) & np.isfinite(obj)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        obj, feasible = rule.search(tp, pp, p, n, target)
+    # where pp > 0 (and p > 0 for the rows that count) every objective is finite
+    feasible &= pp > 0
     ok = feasible.any(axis=1) & (p > 0) & (n > 0)
     k = np.argmax(np.where(feasible, obj, -np.inf), axis=1)  # first = highest threshold
     return np.where(ok, srt.values[k], np.nan)
@@ -280,15 +278,33 @@ def _fit_callable(rule: _Rule, srt: _Sorted, w: np.ndarray) -> tuple[np.ndarray,
     return out, reason
 
 
+@dataclass(frozen=True)
+class _TestSet:
+    pos: np.ndarray  # bool
+    scores: np.ndarray
+    pos_f: np.ndarray  # float 0/1
+
+    @classmethod
+    def build(cls, pos: np.ndarray, scores: np.ndarray) -> _TestSet:
+        return cls(pos=pos, scores=scores, pos_f=pos.astype(np.float64))
+
+
 def _counts_at(
-    srt: _Sorted, cum: tuple[np.ndarray, np.ndarray], thresholds: np.ndarray
+    test: _TestSet, w: np.ndarray, thresholds: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Weighted (tp, fp, fn, tn) at per-replicate thresholds from cumulative counts."""
-    cum_tp, cum_pp = cum
-    idx = srt.n_at_least(thresholds)
-    rows = np.arange(thresholds.size) if cum_tp.shape[0] > 1 else np.zeros(thresholds.size, int)
-    tp, pp = cum_tp[rows, idx], cum_pp[rows, idx]
-    p, total = cum_tp[rows, -1], cum_pp[rows, -1]
+    """Weighted ``(tp, fp, fn, tn)`` of ``score >= t`` at one threshold per replicate.
+
+    ``w`` holds one row of weights per threshold, or a single row shared by all.
+    One masked pass over ``(batch, n)``, no sort: unlike the validation search,
+    which needs the counts at every candidate, the test needs them at one
+    threshold per replicate, and the mask is cheaper than gathering the weights
+    into score order and accumulating them. Counts are sums of integer weights,
+    so they are exact whatever the batch size. A NaN threshold predicts nothing.
+    """
+    pred = test.scores[None, :] >= thresholds[:, None]
+    wp = np.where(pred, w, 0.0)
+    tp, pp = wp @ test.pos_f, wp.sum(axis=1)
+    p, total = w @ test.pos_f, w.sum(axis=1)
     fp = pp - tp
     return tp, fp, p - tp, total - p - fp
 
@@ -379,17 +395,19 @@ def _binary(a: np.ndarray, classes: list[Any], pos_label: object) -> np.ndarray:
     return np.isin(a, [c for c in classes if c == pos_label])
 
 
-def _validation_labels(y_val: object, pos_label: object) -> tuple[np.ndarray, list[Any]]:
-    a, classes = _labels(y_val, "y_val")
+def _validation_labels(
+    y_val: object, pos_label: object, name: str = "y_val"
+) -> tuple[np.ndarray, list[Any]]:
+    a, classes = _labels(y_val, name)
     if len(classes) < 2:
         raise InvalidInputError(
-            "y_val",
+            name,
             "validation labels with both classes (a threshold cannot be fitted on one class)",
             f"only the class {classes[0]!r}",
         )
     if not any(c == pos_label for c in classes):
         raise InvalidInputError(
-            "pos_label", f"one of the labels of y_val {classes}", describe_value(pos_label)
+            "pos_label", f"one of the labels of {name} {classes}", describe_value(pos_label)
         )
     return _binary(a, classes, pos_label), classes
 
@@ -469,14 +487,13 @@ def fit_threshold(
     0.8
     """
     r, tgt = _resolve_rule(rule, target)
-    pos, _ = _validation_labels(y, pos_label)
+    pos, _ = _validation_labels(y, pos_label, "y")
     s = as_float_array(scores, "scores")
     check_same_length({"y": pos, "scores": s})
     w = _check_weights(weights, s.shape[0])
-    srt = _Sorted.build(pos, s)
     if r.call is not None:
         return float(r.call(pos.astype(np.int64), s, w))
-    t = float(_fit_vectorized(r, tgt, srt, w[None, :])[0])
+    t = float(_fit_vectorized(r, tgt, _Sorted.build(pos, s), w[None, :])[0])
     if math.isnan(t):
         raise InvalidInputError(
             "target" if r.needs_target else "weights",
@@ -545,7 +562,7 @@ class _Problem:
     bounds: tuple[float, float] | None
     refit: bool
     val: list[_Sorted]
-    test: list[_Sorted]
+    test: list[_TestSet]
     design_val: Design
     design_test: Design
     reason: str | None = None
@@ -573,13 +590,12 @@ class _Problem:
             return t
         return _fit_vectorized(self.rule, self.target, self.val[k], w)
 
-    def score(self, k: int, cum: tuple[np.ndarray, np.ndarray], t: np.ndarray) -> np.ndarray:
-        v = np.asarray(self.metric_fn(*_counts_at(self.test[k], cum, t)), dtype=float)
+    def score(self, k: int, w: np.ndarray, t: np.ndarray) -> np.ndarray:
+        v = np.asarray(self.metric_fn(*_counts_at(self.test[k], w, t)), dtype=float)
         return np.where(np.isnan(t), np.nan, v)
 
     # ---------------------------------------------------------- estimates
     def estimates(self) -> tuple[np.ndarray, np.ndarray]:
-        n_sys = len(self.val)
         if self.rule.call is not None:  # errors on the full data propagate
             t_hat = np.array(
                 [
@@ -591,11 +607,8 @@ class _Problem:
             t_hat = np.array([self.fit(k, np.ones((1, v.scores.size)))[0]
                               for k, v in enumerate(self.val)])  # fmt: skip
         est = np.array(
-            [
-                self.score(k, self.test[k].cumulative(np.ones((1, self.test[k].scores.size))),
-                           t_hat[k:k + 1])[0]
-                for k in range(n_sys)
-            ]
+            [self.score(k, np.ones((1, t.scores.size)), t_hat[k : k + 1])[0]
+             for k, t in enumerate(self.test)]
         )  # fmt: skip
         return est, t_hat
 
@@ -618,7 +631,7 @@ class _Problem:
                 else:
                     t = np.full(stop - start, t_hat[k])
                 thresholds[start:stop, k] = t
-                values[start:stop, k] = self.score(k, self.test[k].cumulative(w_test), t)
+                values[start:stop, k] = self.score(k, w_test, t)
         return values, thresholds
 
     # ---------------------------------------------------------- jackknife
@@ -643,7 +656,7 @@ class _Problem:
                 inverse = inverse.reshape(-1)
             reps = np.empty((units.size, n_sys))
             step = max(1, (1 << 20) // max(dv.n_rows, 1))
-            full_test = [t.cumulative(np.ones((1, t.scores.size))) for t in self.test]
+            full_test = [np.ones((1, t.scores.size)) for t in self.test]
             for lo in range(0, units.size, step):
                 u = units[lo : lo + step]
                 uw = np.ones((u.size, dv.n_units))
@@ -738,7 +751,7 @@ def _setup(
         bounds=bounds,
         refit=bool(refit),
         val=[_Sorted.build(pos_val, v) for v in vals],
-        test=[_Sorted.build(pos_test, t) for t in tests],
+        test=[_TestSet.build(pos_test, t) for t in tests],
         design_val=make_design(n_val, strata=strata_val, clusters=clusters_val),
         design_test=make_design(n_test, strata=strata_test, clusters=clusters_test),
     )
@@ -966,9 +979,14 @@ def threshold_ci(
         (``recall_at_precision``), strictly between 0 and 1; required by those
         rules and refused by the others.
     method : {"percentile", "basic", "normal", "bca"}
-        ``"bca"`` takes its acceleration from a two-sample jackknife (leave one
-        validation unit out and refit; leave one test unit out); it costs about
-        ``n_val`` extra refits.
+        ``"percentile"`` (default) reports the spread of the refitted procedure
+        as it is. With ``refit=True`` most replicates usually fall below the
+        estimate (a threshold refitted on a resample seldom beats the one fitted
+        on all the validation data), and BCa's bias correction then pulls the
+        interval up towards the estimate, often to the extreme replicates (with
+        a warning). ``"bca"`` takes its acceleration from a two-sample jackknife
+        (leave one validation unit out and refit; leave one test unit out),
+        which costs about ``n_val`` extra refits.
     confidence_level : float
     n_resamples : int
     seed : int, optional
