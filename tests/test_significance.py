@@ -593,20 +593,20 @@ def _rate(pvalues):
 def test_null_rejection_rates_iid():
     """No true difference: every test rejects at about 5 %."""
     rng = np.random.default_rng(2024)
-    sims, n = 500, 60
+    sims, n = 600, 60
     p_perm_mean, p_perm_acc, p_t, p_mc, p_mc_chi = [], [], [], [], []
     for s in range(sims):
         x = rng.normal(size=n)
         a = x + rng.normal(size=n)
         b = x + rng.normal(size=n)
-        p_perm_mean.append(permutation_test(a, b, n_permutations=500, seed=s).p_value)
+        p_perm_mean.append(permutation_test(a, b, n_permutations=1000, seed=s).p_value)
         p_t.append(paired_t_test(a, b).p_value)
         y = rng.integers(0, 3, 4 * n)
         hard = rng.random(4 * n) < 0.3  # hard rows are hard for both systems
         pa = np.where(rng.random(4 * n) < np.where(hard, 0.4, 0.85), y, (y + 1) % 3)
         pb = np.where(rng.random(4 * n) < np.where(hard, 0.4, 0.85), y, (y + 2) % 3)
         p_perm_acc.append(
-            permutation_test(y, pa, pb, metric="accuracy", n_permutations=500, seed=s).p_value
+            permutation_test(y, pa, pb, metric="accuracy", n_permutations=1000, seed=s).p_value
         )
         p_mc.append(mcnemar_test(y, pa, pb).p_value)
         p_mc_chi.append(mcnemar_test(y, pa, pb, exact=False).p_value)
@@ -626,7 +626,7 @@ def test_null_rejection_rates_clustered():
     """Strong within-cluster correlation of the differences: row-level tests reject far too
     often, the cluster-level permutation test and the cluster-robust t stay near 5 %."""
     rng = np.random.default_rng(7)
-    sims, n_clusters, size = 400, 20, 10
+    sims, n_clusters, size = 500, 20, 10
     clusters = np.repeat(np.arange(n_clusters), size)
     row_perm, cl_perm, naive_t, cl_t = [], [], [], []
     for s in range(sims):
@@ -634,9 +634,9 @@ def test_null_rejection_rates_clustered():
         # each system is better on some clusters (sources, speakers) than on others
         a = x + rng.normal(size=n_clusters)[clusters] + 0.3 * rng.normal(size=clusters.size)
         b = x + rng.normal(size=n_clusters)[clusters] + 0.3 * rng.normal(size=clusters.size)
-        row_perm.append(permutation_test(a, b, n_permutations=500, seed=s).p_value)
+        row_perm.append(permutation_test(a, b, n_permutations=1000, seed=s).p_value)
         cl_perm.append(
-            permutation_test(a, b, clusters=clusters, n_permutations=500, seed=s).p_value
+            permutation_test(a, b, clusters=clusters, n_permutations=1000, seed=s).p_value
         )
         naive_t.append(paired_t_test(a, b).p_value)
         cl_t.append(paired_t_test(a, b, clusters=clusters).p_value)

@@ -45,12 +45,24 @@ from .power import (
     required_sample_size,
 )
 from .results import CIResult
+from .threshold import (
+    THRESHOLD_METRICS,
+    THRESHOLD_RULES,
+    ThresholdCIResult,
+    ThresholdComparisonResult,
+    fit_threshold,
+    threshold_ci,
+    threshold_compare,
+    threshold_metric,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "CORRECTIONS",
     "METHODS",
+    "THRESHOLD_METRICS",
+    "THRESHOLD_RULES",
     "AnalyticInterval",
     "BootevalError",
     "BootevalWarning",
@@ -66,6 +78,8 @@ __all__ = [
     "Metric",
     "PairwiseDifference",
     "PowerAnalysis",
+    "ThresholdCIResult",
+    "ThresholdComparisonResult",
     "Transform",
     "UndefinedReplicateWarning",
     "__version__",
@@ -76,6 +90,7 @@ __all__ = [
     "delong_interval",
     "delong_test",
     "fisher_z_interval",
+    "fit_threshold",
     "get_metric",
     "leaderboard",
     "list_metrics",
@@ -83,5 +98,8 @@ __all__ = [
     "minimum_detectable_effect",
     "power_for_effect",
     "required_sample_size",
+    "threshold_ci",
+    "threshold_compare",
+    "threshold_metric",
     "wilson_interval",
 ]

@@ -342,13 +342,24 @@ class SystemLevel:
 class SummaryLevel:
     """Summary-level (per-input, averaged) correlation as a function of the weights."""
 
-    def __init__(self, x: np.ndarray, z: np.ndarray, mask: np.ndarray, coefficient: str) -> None:
+    def __init__(
+        self, x: np.ndarray, z: np.ndarray, mask: np.ndarray, coefficient: str, min_rows: int = 3
+    ) -> None:
         self.kernel = ColumnKernel(x, z, mask, coefficient)
-        self.per_input = self.kernel(np.ones((1, x.shape[0])))[0]
+        self.mask = mask.astype(np.float64)
+        self.min_rows = min_rows
+        self.per_input = self._correlations(np.ones((1, x.shape[0])))[0]
         self.last_undefined: np.ndarray | None = None
 
+    def _correlations(self, v: np.ndarray) -> np.ndarray:
+        """Per-input correlations; an input with fewer than ``min_rows`` scored rows (drawn
+        systems, with repeats) is undefined, as it would be on the resampled matrix."""
+        r = self.kernel(v)
+        r[(v @ self.mask) < self.min_rows] = np.nan
+        return r
+
     def __call__(self, v: np.ndarray | None, w: np.ndarray | None) -> np.ndarray:
-        r = self.per_input[None] if v is None else self.kernel(v)
+        r = self.per_input[None] if v is None else self._correlations(v)
         out, undefined = mean_over_inputs(r, w)
         self.last_undefined = undefined
         return out
@@ -380,9 +391,7 @@ class GlobalLevel:
         out = np.empty(b)
         for sl in _chunks(b, self.n_cells):
             out[sl] = self.evaluator.replicates(
-                self.cell_weights(
-                    None if v is None else v[sl], None if w is None else w[sl]
-                )
+                self.cell_weights(None if v is None else v[sl], None if w is None else w[sl])
             )
         return out
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ._errors import BootevalWarning, InvalidInputError
 from ._meta_results import CoverageRow, CoverageTable
-from ._validation import check_confidence_level, check_n_resamples, check_positive_int, check_seed
+from ._validation import check_n_resamples, check_positive_int, check_seed
 from .analytic import fisher_z_interval
 from .intervals import compute_interval
 
@@ -159,7 +159,8 @@ def simulate_correlation_coverage(
     >>> round(t.truth, 4)
     0.7791
     >>> [(r.design, r.method) for r in t.rows]
-    [('fisher', 'fisher'), ('systems', 'percentile'), ('inputs', 'percentile'), ('both', 'percentile')]
+    [('fisher', 'fisher'), ('systems', 'percentile'), ('inputs', 'percentile'),
+     ('both', 'percentile')]
     """
     from . import meta  # the helpers live there; imported here to avoid a cycle
 
@@ -217,7 +218,11 @@ def simulate_correlation_coverage(
             if population is not None:
                 rows = np.sort(rng.choice(xp.shape[0], n_sys, replace=False))
                 cols = np.sort(rng.choice(xp.shape[1], n_inp, replace=False))
-                x, z, mask = xp[np.ix_(rows, cols)], zp[np.ix_(rows, cols)], maskp[np.ix_(rows, cols)]
+                x, z, mask = (
+                    xp[np.ix_(rows, cols)],
+                    zp[np.ix_(rows, cols)],
+                    maskp[np.ix_(rows, cols)],
+                )
                 if not (mask.any(axis=0).all() and mask.any(axis=1).all()):
                     continue
             else:

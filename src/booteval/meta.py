@@ -447,8 +447,8 @@ def _correlate_prepared(
         raise InvalidInputError(
             "X, Z",
             f"data on which the {prob.level}-level {prob.coefficient} correlation is defined",
-            "a constant metric or human score" + (" on every input" if prob.level == "summary"
-                                                   else ""),
+            "a constant metric or human score"
+            + (" on every input" if prob.level == "summary" else ""),
         )
     values = None
     n_undef = 0
@@ -635,9 +635,16 @@ def correlate_metrics(
             reps = dict(zip(probs, out, strict=True))
     return {
         name: _correlate_prepared(
-            p, "fisher" if resample is None else me, lev, resample, b, seed_int, name, human,
+            p,
+            "fisher" if resample is None else me,
+            lev,
+            resample,
+            b,
+            seed_int,
+            name,
+            human,
             replicates=reps.get(name),
-        )  # fmt: skip
+        )
         for name, p in probs.items()
     }
 
@@ -682,7 +689,7 @@ def score_matrices(
     scores: str | list[str] | tuple[str, ...],
     *,
     system: str = "system",
-    input: str = "input",  # noqa: A002 - the natural name in this domain
+    input: str = "input",
 ) -> ScoreMatrices:
     """Pivot a long table (one row per system and input) into systems x inputs matrices.
 
@@ -726,9 +733,7 @@ def score_matrices(
         try:
             c = table[name]
         except (KeyError, IndexError, TypeError):
-            raise InvalidInputError(
-                param, "the name of a column of `table`", repr(name)
-            ) from None
+            raise InvalidInputError(param, "the name of a column of `table`", repr(name)) from None
         return np.asarray(c.to_numpy() if hasattr(c, "to_numpy") else c).reshape(-1)
 
     sys_col = col(system, "system")
