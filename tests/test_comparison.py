@@ -192,3 +192,21 @@ def test_errors_name_the_parameter(args, kwargs, param):
     with pytest.raises(InvalidInputError) as info:
         booteval.compare(*args, n_resamples=100, seed=0, **kwargs)
     assert param in info.value.parameter
+
+
+@pytest.mark.slow
+def test_under_clustering_the_row_level_bootstrap_rejects_too_often():
+    """Null: no true difference, but the difference varies by cluster (shared topic effects)."""
+    sims, naive, clustered = 200, 0, 0
+    g = np.repeat(np.arange(20), 15)
+    for s in range(sims):
+        rng = np.random.default_rng(5000 + s)
+        topic = rng.normal(0, 0.6, 20)[g]  # per-cluster advantage of B, mean zero
+        a = rng.normal(size=300)
+        b = a + topic + rng.normal(0, 0.3, 300)
+        kw = dict(n_resamples=400, seed=s, method="percentile", workers=1)
+        naive += booteval.compare(a, b, **kw).p_value < 0.05
+        clustered += booteval.compare(a, b, clusters=g, **kw).p_value < 0.05
+    # binomial SE at 5 % over 200 simulations: 0.015
+    assert naive / sims > 0.4
+    assert 0.01 <= clustered / sims <= 0.11
