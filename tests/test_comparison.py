@@ -210,3 +210,37 @@ def test_under_clustering_the_row_level_bootstrap_rejects_too_often():
     # binomial SE at 5 % over 200 simulations: 0.015
     assert naive / sims > 0.4
     assert 0.01 <= clustered / sims <= 0.11
+
+
+def test_classical_tests_supply_the_p_value():
+    from booteval.analytic import delong_test
+
+    y, a, b = _paired_systems(n=300, seed=12)
+    kw = dict(n_resamples=1000, seed=3)
+    boot = booteval.compare(y, a, b, metric="accuracy", **kw)
+    mc = booteval.compare(y, a, b, metric="accuracy", test="mcnemar", **kw)
+    assert mc.p_value == booteval.mcnemar_test(y, a, b).p_value
+    assert (mc.low, mc.high) == (boot.low, boot.high)  # the interval stays the bootstrap's
+    perm = booteval.compare(y, a, b, metric="accuracy", test="permutation", **kw)
+    direct = booteval.permutation_test(y, a, b, metric="accuracy", n_permutations=1000, seed=3)
+    assert perm.p_value == direct.p_value and perm.test == "permutation"
+    rng = np.random.default_rng(2)
+    s1, s2 = rng.random(300), 0.3 * rng.random(300) + 0.7 * y
+    dl = booteval.compare(y, s1, s2, metric="roc_auc", test="delong", **kw)
+    assert dl.p_value == delong_test(y, s1, s2).p_value
+    g = np.arange(300) // 10
+    t = booteval.compare(s1, s2, test="t", clusters=g, **kw)
+    assert t.p_value == booteval.paired_t_test(s1, s2, clusters=g).p_value
+    assert t.details["test_result"].n_clusters == 30
+
+
+@pytest.mark.parametrize(
+    ("metric", "test", "kwargs"),
+    [("f1", "mcnemar", {}), ("accuracy", "delong", {}), ("accuracy", "t", {}),
+     ("accuracy", "mcnemar", {"clusters": np.arange(300) // 10}), ("accuracy", "anova", {})],
+)
+def test_inapplicable_tests_are_refused(metric, test, kwargs):
+    y, a, b = _paired_systems(n=300, seed=1)
+    with pytest.raises(InvalidInputError) as info:
+        booteval.compare(y, a, b, metric=metric, test=test, n_resamples=100, seed=0, **kwargs)
+    assert info.value.parameter == "test"

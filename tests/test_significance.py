@@ -483,6 +483,19 @@ def test_mcnemar_chi_square_equals_formula():
     assert mcnemar_test([1, 0], [1, 0], [1, 0]).p_value == 1.0
 
 
+def test_mcnemar_labels_of_any_type():
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 3, 50)
+    a = np.where(rng.random(50) < 0.6, y, (y + 1) % 3)
+    b = np.where(rng.random(50) < 0.8, y, (y + 2) % 3)
+    names = np.array(["cat", "dog", "eel"])
+    ref = mcnemar_test(y, a, b, alternative="greater")
+    text = mcnemar_test(list(names[y]), list(names[a]), list(names[b]), alternative="greater")
+    assert (text.b, text.c, text.p_value) == (ref.b, ref.c, ref.p_value)
+    boolean = mcnemar_test(y == 0, a == 0, b == 0)
+    assert boolean.n == 50 and boolean.n_discordant == np.sum((a == 0) != (b == 0))
+
+
 def test_mcnemar_errors():
     with pytest.raises(InvalidInputError, match="two-sided") as e:
         mcnemar_test([0, 1], [0, 1], [1, 1], exact=False, alternative="greater")

@@ -45,6 +45,14 @@ from .power import (
     required_sample_size,
 )
 from .results import CIResult
+from .significance import (
+    McNemarTestResult,
+    PairedTTestResult,
+    PermutationTestResult,
+    mcnemar_test,
+    paired_t_test,
+    permutation_test,
+)
 from .threshold import (
     THRESHOLD_METRICS,
     THRESHOLD_RULES,
@@ -75,8 +83,11 @@ __all__ = [
     "InvalidInputError",
     "LeaderboardEntry",
     "LeaderboardResult",
+    "McNemarTestResult",
     "Metric",
+    "PairedTTestResult",
     "PairwiseDifference",
+    "PermutationTestResult",
     "PowerAnalysis",
     "ThresholdCIResult",
     "ThresholdComparisonResult",
@@ -95,7 +106,10 @@ __all__ = [
     "leaderboard",
     "list_metrics",
     "make_design",
+    "mcnemar_test",
     "minimum_detectable_effect",
+    "paired_t_test",
+    "permutation_test",
     "power_for_effect",
     "required_sample_size",
     "threshold_ci",

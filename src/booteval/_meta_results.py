@@ -111,7 +111,7 @@ class CorrelationResult:
         >>> x = np.array([[1.0, 2.0], [2.0, 2.5], [3.0, 4.0], [4.0, 3.5]])
         >>> correlate(x, x + [[0.1, 0.0], [0.0, 0.3], [0.2, 0.1], [0.0, 0.0]],
         ...           method="fisher").format(digits=3)
-        '0.989 (0.543, 1.000)'
+        '0.997 (0.881, 1.000)'
         """
         return format_triplet(self.estimate, self.low, self.high, scale=scale, digits=digits)
 

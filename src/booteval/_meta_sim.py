@@ -157,7 +157,7 @@ def simulate_correlation_coverage(
     ...                                   n_trials=20, n_resamples=200, seed=0,
     ...                                   methods=("percentile",))
     >>> round(t.truth, 4)
-    0.7791
+    0.6448
     >>> [(r.design, r.method) for r in t.rows]
     [('fisher', 'fisher'), ('systems', 'percentile'), ('inputs', 'percentile'),
      ('both', 'percentile')]

@@ -21,9 +21,11 @@ from .metrics import Metric, resolve_metric
 from .metrics._base import Evaluator
 from .results import freeze
 
-__all__ = ["ALTERNATIVES", "ComparisonResult", "compare"]
+__all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]
 
 ALTERNATIVES = ("two-sided", "greater", "less")
+#: tests that can supply ``compare``'s p-value (the interval is always the bootstrap's)
+TESTS = ("bootstrap", "permutation", "mcnemar", "delong", "t")
 
 
 @dataclass(frozen=True, eq=False)
@@ -305,6 +307,7 @@ def compare(
     bca_ties: str = "half",
     workers: int | None = None,
     names: tuple[str, str] = ("A", "B"),
+    test: str = "bootstrap",
 ) -> ComparisonResult:
     """Paired comparison of two systems scored on the same rows: ``B - A`` with an interval.
 
@@ -319,12 +322,22 @@ def compare(
         ``scores_a, scores_b`` for a per-row score metric (the mean by default),
         or ``y_true, pred_a, pred_b`` (labels, or scores) for a metric of two
         inputs.
-    metric, method, confidence_level, n_resamples, seed, batch, strata, clusters, on_undefined, metric_kwargs, n_inner, bca_ties, workers
+    metric, method, confidence_level, n_resamples, seed, batch : see :func:`booteval.ci`
+    strata, clusters, on_undefined, metric_kwargs, n_inner, bca_ties, workers
         As in :func:`booteval.ci`; the interval is for the difference.
     alternative : {"two-sided", "greater", "less"}
         For the p-value: ``"greater"`` tests whether B's metric is larger.
     names : (str, str)
         Display names of the two systems.
+    test : {"bootstrap", "permutation", "mcnemar", "delong", "t"}
+        What computes the p-value; the interval is the bootstrap's in every
+        case. ``"bootstrap"`` inverts the interval method (so the interval
+        excludes 0 when ``p < 1 - confidence_level``); ``"permutation"`` is the
+        paired approximate randomization test (swapping clusters under a
+        cluster design, with ``n_resamples`` permutations, exact when few);
+        ``"mcnemar"`` (exact, accuracy only), ``"delong"`` (ROC-AUC only) and
+        ``"t"`` (paired t, cluster-robust with ``clusters``; the mean only) are
+        the classical tests. The test's own result is in ``details["test_result"]``.
 
     Returns
     -------
@@ -347,6 +360,7 @@ def compare(
         workers=workers,
     )  # fmt: skip
     alternative = check_choice(alternative, "alternative", ALTERNATIVES)
+    test = check_choice(test, "test", TESTS)
     if len(data) < 2:
         raise InvalidInputError(
             "data", "two systems' outputs (scores_a, scores_b or y_true, pred_a, pred_b)",
@@ -418,11 +432,19 @@ def compare(
         opts.method, diff_hat, diffs, alternative, jackknife_details=out.details,
         standard_error=se_hat, t_statistics=t_stats,
     )  # fmt: skip
+    details = dict(out.details)
+    if test != "bootstrap":
+        result = _classical_test(
+            test, data, m, alternative=alternative, opts=opts, strata=strata,
+            clusters=clusters, names=(name_a, name_b),
+        )  # fmt: skip
+        p_value = float(result.p_value)
+        details["test_result"] = result
     return ComparisonResult(
         metric=m.label, name_a=name_a, name_b=name_b, estimate_a=float(est[0]),
         estimate_b=float(est[1]), difference=diff_hat, low=out.low, high=out.high,
         confidence_level=opts.confidence_level, method=opts.method, p_value=p_value,
-        alternative=alternative, test="bootstrap", standard_error=se_hat,
+        alternative=alternative, test=test, standard_error=se_hat,
         excludes_zero=bool(out.low > 0 or out.high < 0),
         interval_a=(own[0].low, own[0].high), interval_b=(own[1].low, own[1].high), n=n,
         n_clusters=design.n_clusters, n_resamples=b, seed=opts.seed, n_undefined=n_undefined,
@@ -430,6 +452,50 @@ def compare(
         design="paired " + design.describe(), distribution=freeze(diffs),
         distribution_a=freeze(np.ascontiguousarray(reps[:, 0])),
         distribution_b=freeze(np.ascontiguousarray(reps[:, 1])), notes=out.notes,
-        details=dict(out.details),
+        details=details,
+    )  # fmt: skip
+
+
+def _classical_test(
+    test: str,
+    data: tuple[Any, ...],
+    m: Metric,
+    *,
+    alternative: str,
+    opts: Any,
+    strata: Any,
+    clusters: Any,
+    names: tuple[str, str],
+) -> Any:
+    """Run the test named by ``compare(..., test=...)`` on the same data."""
+    from . import significance
+    from .analytic import delong_test
+
+    need = {"mcnemar": "accuracy", "delong": "roc_auc", "t": "mean"}
+    if test in need and m.name != need[test]:
+        raise InvalidInputError(
+            "test", f"a test that applies to {m.label!r} ('bootstrap' or 'permutation'; "
+            f"{test!r} is for {need[test]!r})", repr(test),
+        )  # fmt: skip
+    if test in ("mcnemar", "delong") and clusters is not None:
+        raise InvalidInputError(
+            "test", "'bootstrap', 'permutation' or 't' under a cluster design "
+            f"({test!r} assumes independent rows)", repr(test),
+        )  # fmt: skip
+    if test == "permutation":
+        return significance.permutation_test(
+            *data, metric=m, n_permutations=opts.n_resamples, seed=opts.seed,
+            clusters=clusters, strata=strata, alternative=alternative, names=names,
+        )  # fmt: skip
+    if test == "mcnemar":
+        return significance.mcnemar_test(*data, alternative=alternative)
+    if test == "t":
+        return significance.paired_t_test(
+            *data, clusters=clusters, alternative=alternative,
+            confidence_level=opts.confidence_level,
+        )  # fmt: skip
+    return delong_test(
+        *data, alternative=alternative, confidence_level=opts.confidence_level,
+        pos_label=m.params.get("pos_label", 1),
     )  # fmt: skip
 

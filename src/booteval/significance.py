@@ -349,7 +349,7 @@ def _validate_system(
 def _check_exact(exact: object) -> str | bool:
     if isinstance(exact, bool | np.bool_):
         return bool(exact)
-    if exact == "auto":
+    if isinstance(exact, str) and exact == "auto":
         return "auto"
     raise InvalidInputError("exact", "'auto', True or False", describe_value(exact))
 
@@ -882,8 +882,8 @@ def permutation_test(
             f"True with {k} swappable {unit_word} (2^{k} swaps)",
             "Use exact='auto' or False to draw random swaps.",
         )
-    is_exact = exact_opt is True or (exact_opt == "auto" and 2**k <= n_perm)
-    total = 2**k if is_exact else n_perm
+    is_exact = exact_opt is True or (exact_opt == "auto" and k < 63 and (1 << k) <= n_perm)
+    total = 1 << k if is_exact else n_perm
     size = batch or max(1, min(total, _BATCH_CELLS // max(2 * design.n_units, 1)))
     null = np.empty(total)
     for start in range(0, total, size):
@@ -991,16 +991,9 @@ def mcnemar_test(
             f"labels of the same type as `y_true` ({kinds['y_true']})",
             f"{kinds[other]} labels ({arrays[other].dtype})",
         )
-    try:
-        _, codes = np.unique(np.concatenate(list(arrays.values())), return_inverse=True)
-    except TypeError:
-        dtypes = ", ".join(f"{k}: {v.dtype}" for k, v in arrays.items())
-        raise InvalidInputError(
-            "pred_a", "labels of the same type as `y_true`", f"labels of types {dtypes}"
-        ) from None
-    codes = codes.reshape(-1)
-    t, pa, pb = codes[:n], codes[n : 2 * n], codes[2 * n :]
-    right_a, right_b = pa == t, pb == t
+    t = arrays["y_true"]
+    right_a = np.asarray(arrays["pred_a"] == t, dtype=bool).reshape(-1)
+    right_b = np.asarray(arrays["pred_b"] == t, dtype=bool).reshape(-1)
     b = int(np.count_nonzero(right_a & ~right_b))
     c = int(np.count_nonzero(~right_a & right_b))
     nd = b + c
