@@ -116,7 +116,7 @@ def main() -> None:
                 ),
                 args.repeat,
             )
-            row = [f"correlate {level} {coef} Boot-Both", t_ours, ours.format(3)]
+            row = [f"correlate {level} {coef} Boot-Both", t_ours, ours.format(digits=3)]
             if nlp is not None:
                 np.random.seed(0)  # noqa: NPY002 - nlpstats uses the global state
                 lv = "input" if level == "summary" else level

@@ -400,3 +400,16 @@ def test_auc_interval_invariant_under_strictly_increasing_transforms():
     # a non-strict transform creates ties, which count one half: the value changes
     coarse = booteval.ci(y, np.round(s, 1), metric="roc_auc", n_resamples=2000, seed=2)
     assert coarse.estimate != base.estimate
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["percentile", "bca", "normal"])
+def test_monte_carlo_errors_match_the_spread_over_seeds(method):
+    """mcse_low / mcse_high predict how much the endpoints move between seeds."""
+    x = np.random.default_rng(0).lognormal(size=300)
+    runs = [booteval.ci(x, seed=s, n_resamples=2000, method=method, workers=1) for s in range(60)]
+    for end in ("low", "high"):
+        spread = np.std([getattr(r, end) for r in runs], ddof=1)
+        predicted = np.mean([getattr(r, f"mcse_{end}") for r in runs])
+        # 60 seeds estimate an SD to about +-9 %; the predictions are approximations
+        assert 0.7 * spread < predicted < 1.45 * spread, (end, spread, predicted)

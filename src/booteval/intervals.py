@@ -178,7 +178,9 @@ class IntervalOutcome:
     mcse_low, mcse_high : float
         Monte Carlo standard errors of the endpoints (from the spread of the
         order statistics within one binomial standard deviation of the one
-        used; for the normal method from the sampling error of the mean and SD).
+        used; for BCa plus the effect of the Monte Carlo error in ``z0`` on
+        the adjusted levels; for the normal method from the sampling error of
+        the mean and SD).
     notes : tuple of str
         Degenerate situations met and what was done about them.
     details : dict
@@ -214,6 +216,31 @@ def _quantile_mcse(sorted_values: np.ndarray, p: float) -> float:
     lo = min(max(math.floor(p * b - sd), 1), b)
     hi = min(max(math.ceil(p * b + sd), 1), b)
     return float(sorted_values[hi - 1] - sorted_values[lo - 1]) / 2.0
+
+
+def _quantile_slope(sorted_values: np.ndarray, p: float) -> float:
+    """d(quantile)/d(level) near ``p``, from the order statistics one binomial SD away."""
+    b = sorted_values.shape[0]
+    sd = math.sqrt(max(b * p * (1 - p), 1.0))
+    lo = min(max(math.floor(p * b - sd), 1), b)
+    hi = min(max(math.ceil(p * b + sd), 1), b)
+    if hi == lo:
+        return 0.0
+    return float(sorted_values[hi - 1] - sorted_values[lo - 1]) / ((hi - lo) / b)
+
+
+def _bca_level_mcse(level_z: float, z0: float, acc: float, b: int) -> float:
+    """Monte Carlo SD of one BCa level due to the noise in ``z0`` (estimated from B draws)."""
+    p0 = float(ndtr(z0))
+    phi = math.exp(-0.5 * z0 * z0) / math.sqrt(2 * math.pi)
+    if phi <= 0:
+        return 0.0
+    se_z0 = math.sqrt(p0 * (1 - p0) / b) / phi
+    u = z0 + level_z
+    den = 1.0 - acc * u
+    arg = z0 + u / den
+    dlevel = math.exp(-0.5 * arg * arg) / math.sqrt(2 * math.pi) * (1.0 + 1.0 / (den * den))
+    return dlevel * se_z0
 
 
 def bca_levels(
@@ -408,6 +435,17 @@ def compute_interval(
         lo_t = order_statistic_quantile(srt, lev_lo)
         hi_t = order_statistic_quantile(srt, lev_hi)
         mc_lo, mc_hi = _quantile_mcse(srt, lev_lo), _quantile_mcse(srt, lev_hi)
+        if method == "bca" and "levels" in details and math.isfinite(details.get("z0", math.nan)):
+            # BCa's levels move with z0, itself estimated from the B replicates
+            z0, acc = details["z0"], details["acceleration"]
+            for i, (lev, z_a) in enumerate(
+                ((lev_lo, float(ndtri(alpha / 2))), (lev_hi, float(ndtri(1 - alpha / 2))))
+            ):
+                extra = _quantile_slope(srt, lev) * _bca_level_mcse(z_a, z0, acc, b)
+                if i == 0:
+                    mc_lo = math.hypot(mc_lo, extra)
+                else:
+                    mc_hi = math.hypot(mc_hi, extra)
     elif method == "basic":
         lo_t = 2 * theta - order_statistic_quantile(srt, 1 - alpha / 2)
         hi_t = 2 * theta - order_statistic_quantile(srt, alpha / 2)

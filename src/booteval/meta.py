@@ -54,6 +54,14 @@ Interval methods
     ``"bca"``, computed by :func:`booteval.intervals.compute_interval`. BCa's acceleration
     comes from the jackknife of the resampled units: leave one system out (Boot-Systems), one
     input out (Boot-Inputs), or both sets, combined as for a two-sample statistic (Boot-Both).
+    The studentized interval is not offered: a correlation level under a two-way design has no
+    analytic standard error, and a nested bootstrap would multiply the cost by its size.
+Cost
+    One ``(B, M) @ (M, N)`` product gives every replicate's system means; rank coefficients
+    compare the ``N`` systems pairwise, ``O(B N^2)``. The summary level computes every input's
+    weighted sums, ranks or pair counts with one ``(B, N) @ (N, k N M)`` product. The global
+    level uses the registry's weighted correlation metrics over the ``N M`` cells: fast for
+    Pearson and Spearman, about a second per 1,000 replicates at 1,600 cells for Kendall.
 """
 
 from __future__ import annotations
@@ -582,7 +590,9 @@ def correlate_metrics(
     """:func:`correlate` for several metrics against the same human scores.
 
     Every metric is resampled with the same systems and inputs (one seed), so the intervals
-    are directly comparable; use :func:`compare_correlations` to test a difference.
+    are directly comparable; use :func:`compare_correlations` to test a difference. (At the
+    summary level, metrics whose missing cells leave out different inputs are resampled
+    separately, with the same seed.)
 
     Parameters
     ----------
@@ -1016,6 +1026,7 @@ def compare_correlations(
     xb = _as_matrix(X_b, "X_b")
     if xa.shape != xb.shape:
         raise InvalidInputError("X_b", f"the same shape as `X_a` {xa.shape}", f"shape {xb.shape}")
+    _matrices_iv(xb, Z, x_name="X_b")
     nan_b = np.where(np.isnan(xb), np.nan, 0.0)
     xa_, z_, mask = _matrices_iv(xa + nan_b, Z, x_name="X_a")
     xb_ = np.where(mask, xb, np.nan)
