@@ -17,8 +17,13 @@ MODULES = sorted(m.name for m in pkgutil.walk_packages(booteval.__path__, prefix
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
+DATA = ROOT.parent / "shared" / "data"
+
+
 @pytest.mark.parametrize("path", DOCS, ids=[p.name for p in DOCS])
 def test_guide_examples_run(path):
+    if "shared/data" in path.read_text() and not DATA.is_dir():
+        pytest.skip(f"{path.name} reads the real data in {DATA}, which is absent")
     result = doctest.testfile(str(path), module_relative=False, optionflags=FLAGS)
     assert result.attempted > 0
     assert result.failed == 0

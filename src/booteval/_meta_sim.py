@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _meta_core as M
 from ._errors import BootevalWarning, InvalidInputError
 from ._meta_results import CoverageRow, CoverageTable
 from ._validation import check_n_resamples, check_positive_int, check_seed
@@ -162,11 +163,9 @@ def simulate_correlation_coverage(
     [('fisher', 'fisher'), ('systems', 'percentile'), ('inputs', 'percentile'),
      ('both', 'percentile')]
     """
-    from . import meta  # the helpers live there; imported here to avoid a cycle
-
-    lv, co, _, lev = meta._common_iv(level, coefficient, "percentile", confidence_level)
-    designs = tuple(meta._choice(d, "designs", meta.RESAMPLE) for d in designs)
-    methods = tuple(meta._choice(m, "methods", meta.BOOTSTRAP_METHODS) for m in methods)
+    lv, co, _, lev = M.common_iv(level, coefficient, "percentile", confidence_level)
+    designs = tuple(M.choice(d, "designs", M.RESAMPLE) for d in designs)
+    methods = tuple(M.choice(m, "methods", M.BOOTSTRAP_METHODS) for m in methods)
     if not designs and not fisher:
         raise InvalidInputError("designs", "at least one design, or fisher=True", "none")
     if designs and not methods:
@@ -178,14 +177,14 @@ def simulate_correlation_coverage(
     n_inp = check_positive_int(n_inputs, "n_inputs", minimum=1)
 
     if population is not None:
-        xp, zp, maskp = meta._matrices_iv(population[0], population[1], x_name="population[0]")
+        xp, zp, maskp = M.matrices_iv(population[0], population[1], x_name="population[0]")
         if n_sys > xp.shape[0] or n_inp > xp.shape[1]:
             raise InvalidInputError(
                 "n_systems, n_inputs",
                 f"at most the population's size {xp.shape}",
                 f"({n_sys}, {n_inp})",
             )
-        truth = meta._Problem(xp, zp, maskp, lv, co).estimate
+        truth = M.Problem(xp, zp, maskp, lv, co).estimate
         description = (
             f"samples of {n_sys} of {xp.shape[0]} systems and {n_inp} of {xp.shape[1]} inputs "
             "from a finite population; truth = the correlation on the whole population"
@@ -232,7 +231,7 @@ def simulate_correlation_coverage(
                 x, z = a + bb + e, c + d + f
                 mask = np.ones(x.shape, dtype=bool)
             try:
-                prob = meta._Problem(x, z, mask, lv, co)
+                prob = M.Problem(x, z, mask, lv, co)
             except InvalidInputError:
                 continue
             if not math.isfinite(prob.estimate):
@@ -248,14 +247,12 @@ def simulate_correlation_coverage(
                 np.random.SeedSequence(seed_int, spawn_key=(5, trial)).generate_state(1)[0]
             )
             for d in designs:
-                reps = meta._bootstrap(
-                    [prob.stat], d, prob.n_systems, prob.n_inputs, trial_seed, b
-                )[0]
+                reps = M.bootstrap([prob.stat], d, prob.n_systems, prob.n_inputs, trial_seed, b)[0]
                 reps = reps[np.isfinite(reps)]
                 if reps.size < 2:
                     continue
                 jack = (
-                    meta._jackknife(prob.stat, d, prob.n_systems, prob.n_inputs)
+                    M.jackknife_values(prob.stat, d, prob.n_systems, prob.n_inputs)
                     if "bca" in methods
                     else None
                 )

@@ -12,13 +12,15 @@ independent of ``n``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
+from ._errors import InvalidInputError
 from .design import Design
-from .metrics._base import _COMPRESS_RATIO, Evaluator
+from .metrics._base import _COMPRESS_RATIO, Evaluator, Metric
 
-__all__ = ["StackedEvaluator", "align"]
+__all__ = ["StackedEvaluator", "align", "split_systems", "validate_system"]
 
 
 def align(evaluators: Sequence[Evaluator], design: Design) -> list[Evaluator]:
@@ -81,3 +83,28 @@ class StackedEvaluator(Evaluator):
     def jackknife(self) -> np.ndarray:
         """Leave-one-unit-out values, shape ``(n_jackknife, K)``."""
         return np.stack([ev.jackknife() for ev in self.parts], axis=1)
+
+
+def split_systems(data: tuple[Any, ...], m: Metric) -> tuple[tuple, Any, Any]:
+    """Split ``(*shared, own_a, own_b)``: the last input of ``m`` is per system."""
+    k = m.n_inputs
+    if len(data) != k + 1:
+        shared = ", ".join(m.input_names[:-1])
+        expected = (
+            f"{k + 1} arrays ({shared + ', ' if shared else ''}{m.input_names[-1]} of A, "
+            f"{m.input_names[-1]} of B) for metric {m.label!r}"
+        )
+        raise InvalidInputError("data", expected, f"{len(data)} array(s)")
+    return tuple(data[: k - 1]), data[k - 1], data[k]
+
+
+def validate_system(m: Metric, shared: tuple, own: Any, name: str) -> tuple[np.ndarray, ...]:
+    """``m.validate(*shared, own)``, naming the system in the error's parameter."""
+    try:
+        return m.validate(*shared, own)
+    except InvalidInputError as exc:
+        if exc.parameter == m.input_names[-1]:
+            raise InvalidInputError(
+                f"{exc.parameter} of system {name}", exc.expected, exc.received, exc.hint
+            ) from None
+        raise

@@ -14,7 +14,7 @@ from scipy.special import ndtr, ndtri
 from ._engine import check_choice, check_run_options, run_replicates, screen_undefined
 from ._errors import InvalidInputError
 from ._format import format_triplet
-from ._paired import StackedEvaluator
+from ._paired import StackedEvaluator, split_systems, validate_system
 from .design import Design, make_design
 from .intervals import compute_interval
 from .metrics import Metric, resolve_metric
@@ -217,9 +217,13 @@ def bootstrap_p_value(
         inside = 0 < np.count_nonzero(replicates <= 0.0) < replicates.size
         # with every replicate on one side of 0, BCa's interval stops at the extreme
         # replicate at any level, so it excludes 0: the unmapped tail mass is right
-        if method == "bca" and inside and jackknife_details and math.isfinite(
-            jackknife_details.get("z0", math.nan)
-        ) and math.isfinite(jackknife_details.get("acceleration", math.nan)):
+        if (
+            method == "bca"
+            and inside
+            and jackknife_details
+            and math.isfinite(jackknife_details.get("z0", math.nan))
+            and math.isfinite(jackknife_details.get("acceleration", math.nan))
+        ):
             z0, a = jackknife_details["z0"], jackknife_details["acceleration"]
             w = float(ndtri(min(max(q, 1e-300), 1 - 1e-16))) - z0
             if 1.0 + a * w > 0:
@@ -249,35 +253,12 @@ def bootstrap_p_value(
     return float(min(1.0, 2.0 * min(p_greater, p_less)))
 
 
-def _split_systems(data: tuple[Any, ...], m: Metric) -> tuple[tuple, Any, Any]:
-    k = m.n_inputs
-    if len(data) != k + 1:
-        shared = ", ".join(m.input_names[:-1])
-        expected = (
-            f"{k + 1} arrays ({shared + ', ' if shared else ''}{m.input_names[-1]} of A, "
-            f"{m.input_names[-1]} of B) for metric {m.label!r}"
-        )
-        raise InvalidInputError("data", expected, f"{len(data)} array(s)")
-    return tuple(data[: k - 1]), data[k - 1], data[k]
-
-
-def _validate_system(m: Metric, shared: tuple, own: Any, name: str) -> tuple[np.ndarray, ...]:
-    try:
-        return m.validate(*shared, own)
-    except InvalidInputError as exc:
-        if exc.parameter == m.input_names[-1]:
-            raise InvalidInputError(
-                f"{exc.parameter} of system {name}", exc.expected, exc.received, exc.hint
-            ) from None
-        raise
-
-
 def _bind_pair(
     m: Metric, data: tuple[Any, ...], names: tuple[str, str], design_of: Callable[[int], Design]
 ) -> tuple[StackedEvaluator, Design, int]:
-    shared, a, b = _split_systems(data, m)
-    arr_a = _validate_system(m, shared, a, names[0])
-    arr_b = _validate_system(m, shared, b, names[1])
+    shared, a, b = split_systems(data, m)
+    arr_a = validate_system(m, shared, a, names[0])
+    arr_b = validate_system(m, shared, b, names[1])
     n_a, n_b = arr_a[-1].shape[0], arr_b[-1].shape[0]
     if n_a != n_b:
         raise InvalidInputError(
@@ -381,9 +362,7 @@ def compare(
             )
     b = opts.n_resamples
     diff_ev = _Difference(stacked)
-    reps, _ = run_replicates(
-        stacked, design, b, opts.seed, opts.batch, workers=opts.workers
-    )
+    reps, _ = run_replicates(stacked, design, b, opts.seed, opts.batch, workers=opts.workers)
     ses = None
     if opts.method == "studentized":
         _, ses = run_replicates(
@@ -498,4 +477,3 @@ def _classical_test(
         *data, alternative=alternative, confidence_level=opts.confidence_level,
         pos_label=m.params.get("pos_label", 1),
     )  # fmt: skip
-

@@ -56,8 +56,8 @@ from scipy.stats import rankdata
 from ._engine import check_choice, check_run_options, run_replicates, screen_undefined
 from ._errors import BootevalWarning, DegenerateIntervalWarning, InvalidInputError
 from ._format import format_triplet
-from ._paired import StackedEvaluator
-from .comparison import _validate_system, bootstrap_p_value
+from ._paired import StackedEvaluator, validate_system
+from .comparison import bootstrap_p_value
 from .design import make_design
 from .intervals import compute_interval, order_statistic_quantile
 from .metrics import Metric, resolve_metric
@@ -776,7 +776,7 @@ def leaderboard(
     arrays = {}
     n_rows: int | None = None
     for name in names:
-        arr = _validate_system(m, shared, mapping[name], name)
+        arr = validate_system(m, shared, mapping[name], name)
         rows = arr[-1].shape[0]
         if n_rows is None:
             n_rows = rows

@@ -52,6 +52,7 @@ from ._errors import (
     InvalidInputError,
     UndefinedReplicateWarning,
 )
+from ._paired import split_systems, validate_system
 from ._validation import (
     as_float_array,
     as_label_array,
@@ -319,31 +320,6 @@ class PairedTTestResult:
 # --------------------------------------------------------------------------------------------
 # Permutation test: inputs
 # --------------------------------------------------------------------------------------------
-
-
-def _split_systems(data: tuple[Any, ...], m: Metric) -> tuple[tuple[Any, ...], Any, Any]:
-    k = m.n_inputs
-    if len(data) != k + 1:
-        shared = ", ".join(m.input_names[:-1])
-        expected = (
-            f"{k + 1} arrays ({shared + ', ' if shared else ''}{m.input_names[-1]} of A, "
-            f"{m.input_names[-1]} of B) for metric {m.label!r}"
-        )
-        raise InvalidInputError("data", expected, f"{len(data)} array(s)")
-    return tuple(data[: k - 1]), data[k - 1], data[k]
-
-
-def _validate_system(
-    m: Metric, shared: tuple[Any, ...], own: Any, name: str
-) -> tuple[np.ndarray, ...]:
-    try:
-        return m.validate(*shared, own)
-    except InvalidInputError as exc:
-        if exc.parameter == m.input_names[-1]:
-            raise InvalidInputError(
-                f"{exc.parameter} of system {name}", exc.expected, exc.received, exc.hint
-            ) from None
-        raise
 
 
 def _check_exact(exact: object) -> str | bool:
@@ -842,9 +818,9 @@ def permutation_test(
         )  # fmt: skip
     name_a, name_b = (str(x) for x in names)
     m = resolve_metric(metric, metric_kwargs, len(data) - 1)
-    shared, a, b = _split_systems(data, m)
-    arr_a = _validate_system(m, shared, a, name_a)
-    arr_b = _validate_system(m, shared, b, name_b)
+    shared, a, b = split_systems(data, m)
+    arr_a = validate_system(m, shared, a, name_a)
+    arr_b = validate_system(m, shared, b, name_b)
     n, n_b = arr_a[-1].shape[0], arr_b[-1].shape[0]
     if n != n_b:
         raise InvalidInputError(
