@@ -58,8 +58,13 @@ QUICK = {
     "roc_auc": {"n": 5_000, "B": 1_000},
 }
 # scipy's ``batch`` (replicates per vectorized call), chosen so a batch fits easily in memory
-SCIPY_BATCH = {"macro_f1": 200, "mean_bca": 100, "mean_percentile": 100, "accuracy": 20,
-               "roc_auc": 100}
+SCIPY_BATCH = {
+    "macro_f1": 200,
+    "mean_bca": 100,
+    "mean_percentile": 100,
+    "accuracy": 20,
+    "roc_auc": 100,
+}
 
 
 # --------------------------------------------------------------------------- memory
@@ -269,8 +274,9 @@ def _ci(res: Any) -> tuple[float, float]:
 
 
 # --------------------------------------------------------------------------- peers
-def _jackknife_pilot(data: tuple[np.ndarray, ...], statistic: Callable, paired: bool,
-                     batch: int, n_chunks: int) -> tuple[float, int]:
+def _jackknife_pilot(
+    data: tuple[np.ndarray, ...], statistic: Callable, paired: bool, batch: int, n_chunks: int
+) -> tuple[float, int]:
     """Time scipy's BCa jackknife on its first ``n_chunks`` batches, built as scipy builds them.
 
     Returns ``(seconds, leave-one-out values computed)``.
@@ -284,7 +290,7 @@ def _jackknife_pilot(data: tuple[np.ndarray, ...], statistic: Callable, paired: 
             break
         size = min(batch, n - k)
         keep = np.ones((size, n), dtype=bool)
-        np.fill_diagonal(keep[:, k:k + size], False)
+        np.fill_diagonal(keep[:, k : k + size], False)
         idx = np.broadcast_to(np.arange(n), (size, n))[keep].reshape(size, n - 1)
         if paired:
             statistic(*[s[..., idx] for s in data], axis=-1)
@@ -294,16 +300,32 @@ def _jackknife_pilot(data: tuple[np.ndarray, ...], statistic: Callable, paired: 
     return time.perf_counter() - t0, done
 
 
-def scipy_peer(meter: Meter, data: tuple[np.ndarray, ...], statistic: Callable, *,
-               paired: bool, method: str, B: int, batch: int, cap_s: float) -> PeerOutcome:
+def scipy_peer(
+    meter: Meter,
+    data: tuple[np.ndarray, ...],
+    statistic: Callable,
+    *,
+    paired: bool,
+    method: str,
+    B: int,
+    batch: int,
+    cap_s: float,
+) -> PeerOutcome:
     """``scipy.stats.bootstrap`` (vectorized, single-threaded), run in full when it is
     projected to take at most ``cap_s`` seconds, else extrapolated from a shorter run."""
     n = data[0].shape[-1]
 
     def run(b: int, meth: str) -> Any:
         return scipy.stats.bootstrap(
-            data, statistic, paired=paired, vectorized=True, method=meth, n_resamples=b,
-            batch=batch, confidence_level=CONFIDENCE, random_state=SEED,
+            data,
+            statistic,
+            paired=paired,
+            vectorized=True,
+            method=meth,
+            n_resamples=b,
+            batch=batch,
+            confidence_level=CONFIDENCE,
+            random_state=SEED,
         )
 
     # Pilot: projected cost = resampling (linear in B) + BCa's jackknife (linear in n).
@@ -327,19 +349,23 @@ def scipy_peer(meter: Meter, data: tuple[np.ndarray, ...], statistic: Callable, 
         per_chunk = t_j / max(1, math.ceil(done / batch))
         chunks = int(max(2, min(math.ceil(n / batch), 20.0 / max(per_chunk, 1e-9))))
         (t_j, done), _, mib_j = meter(
-            lambda: _jackknife_pilot(data, statistic, paired, batch, n_chunks=chunks))
+            lambda: _jackknife_pilot(data, statistic, paired, batch, n_chunks=chunks)
+        )
         total += t_j * n / done
         mib = max(mib, mib_j)
-        note += (f" + jackknife {done:,} of {n:,} leave-one-out x{n / done:.1f}"
-                 f" (projected {projected:.0f} s > cap {cap_s:.0f} s); interval is scipy's "
-                 f"percentile from {b_ext:,} resamples")
+        note += (
+            f" + jackknife {done:,} of {n:,} leave-one-out x{n / done:.1f}"
+            f" (projected {projected:.0f} s > cap {cap_s:.0f} s); interval is scipy's "
+            f"percentile from {b_ext:,} resamples"
+        )
     else:
         note += f" (projected {projected:.0f} s > cap {cap_s:.0f} s)"
     return PeerOutcome(total, mib, _ci(res), "percentile", b_ext, extrapolated=True, note=note)
 
 
-def confidenceinterval_peer(meter: Meter, y_true: np.ndarray, y_pred: np.ndarray, B: int,
-                            cap_s: float) -> PeerOutcome | str:
+def confidenceinterval_peer(
+    meter: Meter, y_true: np.ndarray, y_pred: np.ndarray, B: int, cap_s: float
+) -> PeerOutcome | str:
     try:
         import confidenceinterval  # noqa: F401
         from confidenceinterval import f1_score as ci_f1
@@ -351,9 +377,15 @@ def confidenceinterval_peer(meter: Meter, y_true: np.ndarray, y_pred: np.ndarray
     # array is B x n int64, and BCa's jackknife builds n x (n-1) indices (~9 n^2 bytes:
     # ~90 GB at n=100,000), so only its percentile interval is feasible here.
     def run(b: int) -> Any:
-        return ci_f1(y_true, y_pred, confidence_level=CONFIDENCE, average="macro",
-                     method="bootstrap_percentile", n_resamples=b,
-                     random_state=np.random.RandomState(SEED))
+        return ci_f1(
+            y_true,
+            y_pred,
+            confidence_level=CONFIDENCE,
+            average="macro",
+            method="bootstrap_percentile",
+            n_resamples=b,
+            random_state=np.random.RandomState(SEED),
+        )
 
     b_pilot = min(B, max(20, B // 50))
     out, secs, mib = meter(lambda: run(b_pilot), separate=True)
@@ -361,21 +393,34 @@ def confidenceinterval_peer(meter: Meter, y_true: np.ndarray, y_pred: np.ndarray
     index_bytes = 8.0 * B * n
     if projected <= cap_s and index_bytes <= 2**30:
         out, secs, mib = meter(lambda: run(B), separate=True)
-        return PeerOutcome(secs, mib, (float(out[1][0]), float(out[1][1])), "percentile", B,
-                           extrapolated=False,
-                           note="percentile (its BCa needs ~9 n^2 bytes for the jackknife)")
+        return PeerOutcome(
+            secs,
+            mib,
+            (float(out[1][0]), float(out[1][1])),
+            "percentile",
+            B,
+            extrapolated=False,
+            note="percentile (its BCa needs ~9 n^2 bytes for the jackknife)",
+        )
     return PeerOutcome(
-        projected, mib, (float(out[1][0]), float(out[1][1])), "percentile", b_pilot,
+        projected,
+        mib,
+        (float(out[1][0]), float(out[1][1])),
+        "percentile",
+        b_pilot,
         extrapolated=True,
-        note=(f"extrapolated: {b_pilot:,} resamples x{B / b_pilot:g}; percentile (a lower bound "
-              f"for BCa, whose jackknife needs ~{9 * n * n / 1e9:.0f} GB here); peak memory at "
-              f"{b_pilot:,} resamples (B={B:,} would allocate an index array of "
-              f"{index_bytes / 1e9:.1f} GB); interval from {b_pilot:,} resamples"),
+        note=(
+            f"extrapolated: {b_pilot:,} resamples x{B / b_pilot:g}; percentile (a lower bound "
+            f"for BCa, whose jackknife needs ~{9 * n * n / 1e9:.0f} GB here); peak memory at "
+            f"{b_pilot:,} resamples (B={B:,} would allocate an index array of "
+            f"{index_bytes / 1e9:.1f} GB); interval from {b_pilot:,} resamples"
+        ),
     )
 
 
-def sklearn_loop_peer(meter: Meter, y_true: np.ndarray, y_score: np.ndarray, B: int,
-                      b_loop: int) -> PeerOutcome | str:
+def sklearn_loop_peer(
+    meter: Meter, y_true: np.ndarray, y_score: np.ndarray, B: int, b_loop: int
+) -> PeerOutcome | str:
     try:
         from sklearn.metrics import roc_auc_score
     except ImportError:
@@ -395,36 +440,53 @@ def sklearn_loop_peer(meter: Meter, y_true: np.ndarray, y_score: np.ndarray, B: 
     lo, hi = np.quantile(reps, [alpha, 1 - alpha])
     per_call = secs / b_loop
     return PeerOutcome(
-        per_call * B, mib, (float(lo), float(hi)), "percentile", b_loop, extrapolated=True,
-        note=(f"extrapolated: {b_loop:,} replicates x{B / b_loop:g}; resampling only (percentile,"
-              f" a lower bound: BCa's jackknife would add {n:,} more calls, ~{per_call * n:.0f} s);"
-              f" interval from {b_loop:,} replicates"),
+        per_call * B,
+        mib,
+        (float(lo), float(hi)),
+        "percentile",
+        b_loop,
+        extrapolated=True,
+        note=(
+            f"extrapolated: {b_loop:,} replicates x{B / b_loop:g}; resampling only (percentile,"
+            f" a lower bound: BCa's jackknife would add {n:,} more calls, ~{per_call * n:.0f} s);"
+            f" interval from {b_loop:,} replicates"
+        ),
     )
 
 
 # --------------------------------------------------------------------------- workloads
 def _bt(meter: Meter, *data: np.ndarray, **kwargs: Any) -> tuple[Any, float, float]:
-    return meter(lambda: booteval.ci(*data, confidence_level=CONFIDENCE, seed=SEED, **kwargs),
-                 separate=True)
+    return meter(
+        lambda: booteval.ci(*data, confidence_level=CONFIDENCE, seed=SEED, **kwargs), separate=True
+    )
 
 
-def _rows(workload: str, method: str, n: int, B: int, bt: Any, secs: float, mib: float,
-          peers: list[tuple[str, PeerOutcome | str]]) -> list[Row]:
+def _rows(
+    workload: str,
+    method: str,
+    n: int,
+    B: int,
+    bt: Any,
+    secs: float,
+    mib: float,
+    peers: list[tuple[str, PeerOutcome | str]],
+) -> list[Row]:
     out = []
     for name, p in peers:
         row = Row(workload, method, name, n, B, bt.estimate, secs, mib, (bt.low, bt.high))
         if isinstance(p, str):
             row.note = p
         else:
-            same = bt if p.method.lower() == bt.method.lower() else bt.with_method(
-                p.method.lower())
+            same = bt if p.method.lower() == bt.method.lower() else bt.with_method(p.method.lower())
             row.peer_s, row.peer_mib, row.peer_ci = p.seconds, p.mib, p.ci
             row.peer_method, row.peer_B_run, row.extrapolated = p.method, p.B_run, p.extrapolated
             row.agreement_z = _agreement(same, p, B)
             row.note = p.note
             if same is not bt:
-                row.note += (f"; compared with booteval's {p.method.lower()} interval "
-                             f"[{same.low:.5f}, {same.high:.5f}] from the same run")
+                row.note += (
+                    f"; compared with booteval's {p.method.lower()} interval "
+                    f"[{same.low:.5f}, {same.high:.5f}] from the same run"
+                )
         out.append(row)
     return out
 
@@ -436,13 +498,30 @@ def wl_macro_f1(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
     ref = f1_score(y_true, y_pred, average="macro")
     mine = float(macro_f1_stat(y_true, y_pred))
     assert math.isclose(mine, ref, rel_tol=1e-12, abs_tol=1e-12), (mine, ref)
-    bt, secs, mib = _bt(meter, y_true, y_pred, metric="f1", metric_kwargs={"average": "macro"},
-                        method="bca", n_resamples=B)
+    bt, secs, mib = _bt(
+        meter,
+        y_true,
+        y_pred,
+        metric="f1",
+        metric_kwargs={"average": "macro"},
+        method="bca",
+        n_resamples=B,
+    )
     assert math.isclose(bt.estimate, ref, rel_tol=1e-12, abs_tol=1e-12), (bt.estimate, ref)
     peers: list[tuple[str, PeerOutcome | str]] = [
-        ("scipy.stats.bootstrap", scipy_peer(meter, (y_true, y_pred), macro_f1_stat, paired=True,
-                                             method="BCa", B=B, batch=SCIPY_BATCH["macro_f1"],
-                                             cap_s=cap)),
+        (
+            "scipy.stats.bootstrap",
+            scipy_peer(
+                meter,
+                (y_true, y_pred),
+                macro_f1_stat,
+                paired=True,
+                method="BCa",
+                B=B,
+                batch=SCIPY_BATCH["macro_f1"],
+                cap_s=cap,
+            ),
+        ),
         ("confidenceinterval", confidenceinterval_peer(meter, y_true, y_pred, B, cap)),
     ]
     return _rows("macro_f1", "bca", n, B, bt, secs, mib, peers)
@@ -452,8 +531,9 @@ def _wl_mean(name: str, method: str, meter: Meter, n: int, B: int, cap: float) -
     x = make_scores(n, seed=2)
     bt, secs, mib = _bt(meter, x, method=method.lower(), n_resamples=B)
     assert math.isclose(bt.estimate, float(np.mean(x)), rel_tol=1e-12)
-    peer = scipy_peer(meter, (x,), np.mean, paired=False, method=method, B=B,
-                      batch=SCIPY_BATCH[name], cap_s=cap)
+    peer = scipy_peer(
+        meter, (x,), np.mean, paired=False, method=method, B=B, batch=SCIPY_BATCH[name], cap_s=cap
+    )
     return _rows(name, method.lower(), n, B, bt, secs, mib, [("scipy.stats.bootstrap", peer)])
 
 
@@ -467,11 +547,20 @@ def wl_mean_percentile(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
 
 def wl_accuracy(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
     y_true, y_pred = make_binary(n, seed=3)
-    bt, secs, mib = _bt(meter, y_true, y_pred, metric="accuracy", method="percentile",
-                        n_resamples=B)
+    bt, secs, mib = _bt(
+        meter, y_true, y_pred, metric="accuracy", method="percentile", n_resamples=B
+    )
     assert math.isclose(bt.estimate, float(accuracy_stat(y_true, y_pred)), rel_tol=1e-12)
-    peer = scipy_peer(meter, (y_true, y_pred), accuracy_stat, paired=True, method="percentile",
-                      B=B, batch=SCIPY_BATCH["accuracy"], cap_s=cap)
+    peer = scipy_peer(
+        meter,
+        (y_true, y_pred),
+        accuracy_stat,
+        paired=True,
+        method="percentile",
+        B=B,
+        batch=SCIPY_BATCH["accuracy"],
+        cap_s=cap,
+    )
     return _rows("accuracy", "percentile", n, B, bt, secs, mib, [("scipy.stats.bootstrap", peer)])
 
 
@@ -486,11 +575,23 @@ def wl_roc_auc(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
     bt, secs, mib = _bt(meter, y_true, y_score, metric="roc_auc", method="bca", n_resamples=B)
     assert math.isclose(bt.estimate, ref, rel_tol=1e-12), (bt.estimate, ref)
     peers: list[tuple[str, PeerOutcome | str]] = [
-        ("scipy.stats.bootstrap", scipy_peer(meter, (y_true, y_score), auc_stat, paired=True,
-                                             method="BCa", B=B, batch=SCIPY_BATCH["roc_auc"],
-                                             cap_s=cap)),
-        ("sklearn roc_auc_score loop", sklearn_loop_peer(meter, y_true, y_score, B,
-                                                         b_loop=min(B, max(50, B // 50)))),
+        (
+            "scipy.stats.bootstrap",
+            scipy_peer(
+                meter,
+                (y_true, y_score),
+                auc_stat,
+                paired=True,
+                method="BCa",
+                B=B,
+                batch=SCIPY_BATCH["roc_auc"],
+                cap_s=cap,
+            ),
+        ),
+        (
+            "sklearn roc_auc_score loop",
+            sklearn_loop_peer(meter, y_true, y_score, B, b_loop=min(B, max(50, B // 50))),
+        ),
     ]
     return _rows("roc_auc", "bca", n, B, bt, secs, mib, peers)
 
@@ -527,9 +628,23 @@ def _fmt_ci(ci: tuple[float, float] | None) -> str:
 
 
 def markdown_table(rows: list[Row]) -> str:
-    head = ["workload", "method", "peer", "n", "B", "booteval s", "peer s", "ratio peer/booteval",
-            "booteval peak MiB", "peer peak MiB", "estimate", "booteval interval",
-            "peer interval", "diff/sd_MC", "note"]
+    head = [
+        "workload",
+        "method",
+        "peer",
+        "n",
+        "B",
+        "booteval s",
+        "peer s",
+        "ratio peer/booteval",
+        "booteval peak MiB",
+        "peer peak MiB",
+        "estimate",
+        "booteval interval",
+        "peer interval",
+        "diff/sd_MC",
+        "note",
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] * len(head)) + "|"]
     for r in rows:
         ratio = r.ratio
@@ -544,9 +659,19 @@ def markdown_table(rows: list[Row]) -> str:
         ):
             peer_ci += f" ({r.peer_method}, {r.peer_B_run:,} res.)"
         cells = [
-            r.workload, r.method, r.peer, f"{r.n:,}", f"{r.B:,}", _fmt_s(r.booteval_s, False),
-            _fmt_s(r.peer_s, r.extrapolated), ratio_s, _fmt_mib(r.booteval_mib),
-            _fmt_mib(r.peer_mib), f"{r.estimate:.5f}", _fmt_ci(r.booteval_ci), peer_ci,
+            r.workload,
+            r.method,
+            r.peer,
+            f"{r.n:,}",
+            f"{r.B:,}",
+            _fmt_s(r.booteval_s, False),
+            _fmt_s(r.peer_s, r.extrapolated),
+            ratio_s,
+            _fmt_mib(r.booteval_mib),
+            _fmt_mib(r.peer_mib),
+            f"{r.estimate:.5f}",
+            _fmt_ci(r.booteval_ci),
+            peer_ci,
             "-" if r.agreement_z is None else f"{r.agreement_z:.2f}",
             r.note.replace("|", "/"),
         ]
@@ -606,10 +731,12 @@ def warm_up() -> None:
     booteval.ci(rng.random(500), method="percentile", n_resamples=200, seed=1)
     a, b = make_binary(500, 9)
     booteval.ci(a, b, metric="accuracy", method="percentile", n_resamples=200, seed=1)
-    scipy.stats.bootstrap((yt, yp), macro_f1_stat, paired=True, vectorized=True,
-                          n_resamples=200, random_state=1)
-    scipy.stats.bootstrap((rng.random(500),), np.mean, vectorized=True, n_resamples=200,
-                          random_state=1)
+    scipy.stats.bootstrap(
+        (yt, yp), macro_f1_stat, paired=True, vectorized=True, n_resamples=200, random_state=1
+    )
+    scipy.stats.bootstrap(
+        (rng.random(500),), np.mean, vectorized=True, n_resamples=200, random_state=1
+    )
     try:
         from sklearn.metrics import f1_score, roc_auc_score
 
@@ -624,8 +751,14 @@ def warm_up() -> None:
     try:
         import confidenceinterval
 
-        confidenceinterval.f1_score(yt, yp, average="macro", method="bootstrap_percentile",
-                                    n_resamples=20, random_state=np.random.RandomState(0))
+        confidenceinterval.f1_score(
+            yt,
+            yp,
+            average="macro",
+            method="bootstrap_percentile",
+            n_resamples=20,
+            random_state=np.random.RandomState(0),
+        )
     except ImportError:
         pass
 
@@ -633,14 +766,27 @@ def warm_up() -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="smaller n and B (smoke run, < 1 min)")
-    ap.add_argument("--only", action="append", metavar="NAME", choices=list(WORKLOADS),
-                    help="run only this workload (repeatable): " + ", ".join(WORKLOADS))
+    ap.add_argument(
+        "--only",
+        action="append",
+        metavar="NAME",
+        choices=list(WORKLOADS),
+        help="run only this workload (repeatable): " + ", ".join(WORKLOADS),
+    )
     ap.add_argument("--json", metavar="PATH", help="also save machine info and rows as JSON")
-    ap.add_argument("--max-peer-seconds", type=float, default=300.0,
-                    help="a scipy peer projected to take longer is timed on fewer resamples "
-                         "(B/10) and extrapolated linearly (default 300)")
-    ap.add_argument("--memory", choices=("tracemalloc", "rss"), default="tracemalloc",
-                    help="peak-memory measure (see Meter; default tracemalloc)")
+    ap.add_argument(
+        "--max-peer-seconds",
+        type=float,
+        default=300.0,
+        help="a scipy peer projected to take longer is timed on fewer resamples "
+        "(B/10) and extrapolated linearly (default 300)",
+    )
+    ap.add_argument(
+        "--memory",
+        choices=("tracemalloc", "rss"),
+        default="tracemalloc",
+        help="peak-memory measure (see Meter; default tracemalloc)",
+    )
     args = ap.parse_args(argv)
 
     sizes = QUICK if args.quick else FULL
@@ -652,11 +798,13 @@ def main(argv: list[str] | None = None) -> int:
     for k, v in info.items():
         print(f"- {k}: {v}")
     print("- scipy.stats.bootstrap runs single-threaded; booteval uses all cores (workers=None)")
-    measure = ("peak RSS increase over the call (VmHWM reset just before it)"
-               if meter.method == "rss" else
-               "tracemalloc peak of the allocations made during the call (NumPy buffers "
-               "included; inputs excluded); booteval and Python-loop peers are timed in a "
-               "separate untraced run")
+    measure = (
+        "peak RSS increase over the call (VmHWM reset just before it)"
+        if meter.method == "rss"
+        else "tracemalloc peak of the allocations made during the call (NumPy buffers "
+        "included; inputs excluded); booteval and Python-loop peers are timed in a "
+        "separate untraced run"
+    )
     print(f"- peak memory: {measure}, in MiB", flush=True)
 
     rows: list[Row] = []
@@ -679,24 +827,40 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
             continue
         for r in new:
-            print(f"  {r.peer}: booteval {_fmt_s(r.booteval_s, False)} s, peer "
-                  f"{_fmt_s(r.peer_s, False)} s"
-                  f"{' (extrapolated)' if r.extrapolated else ''}; intervals "
-                  f"{_fmt_ci(r.booteval_ci)} vs {_fmt_ci(r.peer_ci)}", flush=True)
+            print(
+                f"  {r.peer}: booteval {_fmt_s(r.booteval_s, False)} s, peer "
+                f"{_fmt_s(r.peer_s, False)} s"
+                f"{' (extrapolated)' if r.extrapolated else ''}; intervals "
+                f"{_fmt_ci(r.booteval_ci)} vs {_fmt_ci(r.peer_ci)}",
+                flush=True,
+            )
         print(f"  ({time.perf_counter() - t0:.0f} s for this workload)", flush=True)
         rows.extend(new)
 
-    print(f"\n## Results ({'quick' if args.quick else 'full'} run, "
-          f"{time.perf_counter() - t_all:.0f} s in all)\n")
+    print(
+        f"\n## Results ({'quick' if args.quick else 'full'} run, "
+        f"{time.perf_counter() - t_all:.0f} s in all)\n"
+    )
     print(markdown_table(rows))
     for name, why in skipped.items():
         print(f"\n- {name} skipped: {why}")
-    print("\nratio = peer seconds / booteval seconds (>1: booteval faster). diff/sd_MC: largest "
-          "endpoint difference over its Monte Carlo standard deviation (< ~3: agreement).")
+    print(
+        "\nratio = peer seconds / booteval seconds (>1: booteval faster). diff/sd_MC: largest "
+        "endpoint difference over its Monte Carlo standard deviation (< ~3: agreement)."
+    )
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"machine": info, "quick": args.quick, "rows": [r.to_json() for r in rows],
-                       "skipped": skipped}, fh, indent=2, default=float)
+            json.dump(
+                {
+                    "machine": info,
+                    "quick": args.quick,
+                    "rows": [r.to_json() for r in rows],
+                    "skipped": skipped,
+                },
+                fh,
+                indent=2,
+                default=float,
+            )
         print(f"\nsaved {args.json}")
     return 0
 

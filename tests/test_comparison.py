@@ -113,8 +113,9 @@ def test_p_value_agrees_with_the_interval(method):
         assert r.p_value < 0.05 + 0.01
     else:
         assert r.p_value > 0.05 - 0.01
-    one = booteval.compare(y, a, b, metric="accuracy", n_resamples=4000, seed=2,
-                           method=method, alternative="greater")
+    one = booteval.compare(
+        y, a, b, metric="accuracy", n_resamples=4000, seed=2, method=method, alternative="greater"
+    )
     assert one.p_value <= r.p_value + 1e-12
 
 
@@ -147,8 +148,9 @@ def test_bootstrap_test_rejects_at_about_the_nominal_rate_under_the_null():
         y = rng.integers(0, 2, 200)
         a = np.where(rng.random(200) < 0.7, y, 1 - y)
         b = np.where(rng.random(200) < 0.7, y, 1 - y)  # same accuracy in expectation
-        r = booteval.compare(y, a, b, metric="accuracy", n_resamples=400, seed=s,
-                             method="percentile", workers=1)
+        r = booteval.compare(
+            y, a, b, metric="accuracy", n_resamples=400, seed=s, method="percentile", workers=1
+        )
         rejections += r.p_value < 0.05
     rate = rejections / sims
     # binomial SE at 5 % over 300 simulations is 0.0126
@@ -165,8 +167,9 @@ def test_compressed_joint_cells_for_count_metrics():
 
 def test_summary_and_describe():
     y, a, b = _paired_systems(seed=9)
-    r = booteval.compare(y, a, b, metric="accuracy", n_resamples=1000, seed=4,
-                         names=("baseline", "ours"))
+    r = booteval.compare(
+        y, a, b, metric="accuracy", n_resamples=1000, seed=4, names=("baseline", "ours")
+    )
     text = r.summary(scale=100, digits=1)
     assert text.startswith("accuracy: ours - baseline = ")
     assert "p = " in text
@@ -183,9 +186,11 @@ def test_summary_and_describe():
         (([0.1, 0.2],), {}, "data"),
         (([0, 1, 1], [0, 1, 1]), {"metric": "accuracy"}, "data"),
         (([0.1, 0.2], [0.3, 0.4]), {"alternative": "bigger"}, "alternative"),
-        (([0, 1, 0, 1], [0, 0, 0, 0], [0, 1, 0, 1]),
-         {"metric": "precision", "metric_kwargs": {"zero_division": np.nan}},
-         "y_pred of system A"),
+        (
+            ([0, 1, 0, 1], [0, 0, 0, 0], [0, 1, 0, 1]),
+            {"metric": "precision", "metric_kwargs": {"zero_division": np.nan}},
+            "y_pred of system A",
+        ),
     ],
 )
 def test_errors_name_the_parameter(args, kwargs, param):
@@ -236,8 +241,13 @@ def test_classical_tests_supply_the_p_value():
 
 @pytest.mark.parametrize(
     ("metric", "test", "kwargs"),
-    [("f1", "mcnemar", {}), ("accuracy", "delong", {}), ("accuracy", "t", {}),
-     ("accuracy", "mcnemar", {"clusters": np.arange(300) // 10}), ("accuracy", "anova", {})],
+    [
+        ("f1", "mcnemar", {}),
+        ("accuracy", "delong", {}),
+        ("accuracy", "t", {}),
+        ("accuracy", "mcnemar", {"clusters": np.arange(300) // 10}),
+        ("accuracy", "anova", {}),
+    ],
 )
 def test_inapplicable_tests_are_refused(metric, test, kwargs):
     y, a, b = _paired_systems(n=300, seed=1)
