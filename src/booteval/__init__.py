@@ -57,6 +57,7 @@ from .power import (
     required_sample_size,
 )
 from .results import CIResult
+from .seeds import MethodComparisonResult, SeedPoolResult, compare_methods, pool_seeds
 from .significance import (
     McNemarTestResult,
     PairedTTestResult,
@@ -75,6 +76,7 @@ from .threshold import (
     threshold_compare,
     threshold_metric,
 )
+from .training import TrainingBootstrapResult, bootstrap_training, stderr_progress
 
 __version__ = "0.1.0"
 
@@ -100,22 +102,27 @@ __all__ = [
     "LeaderboardEntry",
     "LeaderboardResult",
     "McNemarTestResult",
+    "MethodComparisonResult",
     "Metric",
     "PairedTTestResult",
     "PairwiseDifference",
     "PermutationTestResult",
     "PowerAnalysis",
     "ScoreMatrices",
+    "SeedPoolResult",
     "ThresholdCIResult",
     "ThresholdComparisonResult",
+    "TrainingBootstrapResult",
     "Transform",
     "UndefinedReplicateWarning",
     "__version__",
     "adjust_p_values",
+    "bootstrap_training",
     "ci",
     "clopper_pearson_interval",
     "compare",
     "compare_correlations",
+    "compare_methods",
     "correlate",
     "correlate_metrics",
     "delong_interval",
@@ -130,10 +137,12 @@ __all__ = [
     "minimum_detectable_effect",
     "paired_t_test",
     "permutation_test",
+    "pool_seeds",
     "power_for_effect",
     "required_sample_size",
     "score_matrices",
     "simulate_correlation_coverage",
+    "stderr_progress",
     "threshold_ci",
     "threshold_compare",
     "threshold_metric",
