@@ -173,6 +173,12 @@ class CorrelationResult:
             raise ValueError("this result does not carry what is needed to recompute it")
         return self._recompute(method, level)
 
+    def plot(self, path: str | None = None, **kwargs: Any) -> Any:
+        """The bootstrap distribution (see :func:`booteval.plot.plot_distribution`)."""
+        from .plot import plot_distribution
+
+        return plot_distribution(self, path, **kwargs)
+
     def to_dict(self) -> dict[str, Any]:
         """Plain data (no arrays), e.g. for JSON."""
         keys = (

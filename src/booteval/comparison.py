@@ -145,6 +145,16 @@ class ComparisonResult:
         lines.extend(f"  note: {note}" for note in self.notes)
         return "\n".join(lines)
 
+    def plot(self, path: str | None = None, **kwargs: Any) -> Any:
+        """The bootstrap distribution with the estimate and interval marked.
+
+        Needs matplotlib (``pip install 'booteval[plot]'``); see
+        :func:`booteval.plot.plot_distribution` for the options. Returns the figure.
+        """
+        from .plot import plot_distribution
+
+        return plot_distribution(self, path, **kwargs)
+
     def to_dict(self) -> dict[str, Any]:
         """Plain-data view (no arrays)."""
         keys = (

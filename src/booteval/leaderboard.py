@@ -489,6 +489,18 @@ class LeaderboardResult:
             f"n_resamples={self.n_resamples}, seed={self.seed})"
         )
 
+    def plot(self, path: str | None = None, **kwargs: Any) -> Any:
+        """Forest plot of the systems in rank order (see :func:`booteval.plot.plot_forest`)."""
+        from .plot import plot_forest
+
+        return plot_forest(self, path=path, **kwargs)
+
+    def plot_pairwise(self, path: str | None = None, **kwargs: Any) -> Any:
+        """Matrix of pairwise differences (see :func:`booteval.plot.plot_pairwise`)."""
+        from .plot import plot_pairwise
+
+        return plot_pairwise(self, path, **kwargs)
+
     def to_dict(self) -> dict[str, Any]:
         """Plain data (no arrays): provenance, one record per system and per pair."""
         keys = (
