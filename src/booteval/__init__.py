@@ -27,6 +27,7 @@ from .analytic import (
 )
 from .comparison import ComparisonResult, compare
 from .confidence import ci
+from .crossval import CVInterval, NestedCVInterval, cv_t_interval, nested_cv_interval
 from .design import Design, make_design
 from .intervals import METHODS, Transform
 from .leaderboard import (
@@ -50,6 +51,17 @@ from .meta import (
     simulate_correlation_coverage,
 )
 from .metrics import CallableMetric, Metric, get_metric, list_metrics
+from .multilabel import macro_average, multilabel_ci, per_label_scores
+from .oob import (
+    BootstrapErrorEstimates,
+    ErrorEstimate,
+    OOBExtrapolation,
+    bootstrap_error_estimates,
+    no_information_error,
+    oob_ensemble_extrapolation,
+    point632,
+    point632_plus,
+)
 from .power import (
     PowerAnalysis,
     minimum_detectable_effect,
@@ -77,18 +89,22 @@ from .threshold import (
     threshold_metric,
 )
 from .training import TrainingBootstrapResult, bootstrap_training, stderr_progress
+from .wild import MULTIPLIERS, draw_multipliers, multiplier_support, wild_ci
 
 __version__ = "0.1.0"
 
 __all__ = [
     "CORRECTIONS",
     "METHODS",
+    "MULTIPLIERS",
     "THRESHOLD_METRICS",
     "THRESHOLD_RULES",
     "AnalyticInterval",
     "BootevalError",
     "BootevalWarning",
+    "BootstrapErrorEstimates",
     "CIResult",
+    "CVInterval",
     "CallableMetric",
     "ComparisonResult",
     "CorrelationComparison",
@@ -98,12 +114,15 @@ __all__ = [
     "DeLongTest",
     "DegenerateIntervalWarning",
     "Design",
+    "ErrorEstimate",
     "InvalidInputError",
     "LeaderboardEntry",
     "LeaderboardResult",
     "McNemarTestResult",
     "MethodComparisonResult",
     "Metric",
+    "NestedCVInterval",
+    "OOBExtrapolation",
     "PairedTTestResult",
     "PairwiseDifference",
     "PermutationTestResult",
@@ -117,6 +136,7 @@ __all__ = [
     "UndefinedReplicateWarning",
     "__version__",
     "adjust_p_values",
+    "bootstrap_error_estimates",
     "bootstrap_training",
     "ci",
     "clopper_pearson_interval",
@@ -125,18 +145,29 @@ __all__ = [
     "compare_methods",
     "correlate",
     "correlate_metrics",
+    "cv_t_interval",
     "delong_interval",
     "delong_test",
+    "draw_multipliers",
     "fisher_z_interval",
     "fit_threshold",
     "get_metric",
     "leaderboard",
     "list_metrics",
+    "macro_average",
     "make_design",
     "mcnemar_test",
     "minimum_detectable_effect",
+    "multilabel_ci",
+    "multiplier_support",
+    "nested_cv_interval",
+    "no_information_error",
+    "oob_ensemble_extrapolation",
     "paired_t_test",
+    "per_label_scores",
     "permutation_test",
+    "point632",
+    "point632_plus",
     "pool_seeds",
     "power_for_effect",
     "required_sample_size",
@@ -146,5 +177,6 @@ __all__ = [
     "threshold_ci",
     "threshold_compare",
     "threshold_metric",
+    "wild_ci",
     "wilson_interval",
 ]

@@ -8,10 +8,10 @@ import warnings
 from typing import Any
 
 import numpy as np
-from scipy import stats as _stats
 
 from . import _meta_kernels as K
 from ._errors import InvalidInputError
+from ._lazy import stats as _stats
 from ._meta_core import (
     ALTERNATIVES,
     BOOTSTRAP_METHODS,

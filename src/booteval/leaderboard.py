@@ -51,11 +51,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.stats import rankdata
 
 from ._engine import check_choice, check_run_options, run_replicates, screen_undefined
 from ._errors import BootevalWarning, DegenerateIntervalWarning, InvalidInputError
 from ._format import format_triplet
+from ._lazy import stats
 from ._paired import StackedEvaluator, validate_system
 from .comparison import bootstrap_p_value
 from .design import make_design
@@ -545,7 +545,7 @@ def _markdown_table(head: list[str], rows: list[list[str]], right: tuple[int, ..
 def _ranks(values: np.ndarray, greater_is_better: bool) -> np.ndarray:
     """Min ranks (1 = best) along the last axis."""
     v = np.asarray(values, dtype=float)
-    return rankdata(-v if greater_is_better else v, method="min", axis=-1).astype(np.int64)
+    return stats.rankdata(-v if greater_is_better else v, method="min", axis=-1).astype(np.int64)
 
 
 def _pair_interval(

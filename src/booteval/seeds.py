@@ -51,11 +51,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from ._engine import check_choice, check_run_options, run_replicates, screen_undefined
 from ._errors import InvalidInputError
 from ._format import format_triplet
+from ._lazy import stats
 from ._paired import StackedEvaluator
 from ._validation import describe_value
 from .comparison import ALTERNATIVES, bootstrap_p_value

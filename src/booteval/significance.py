@@ -43,7 +43,6 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy import stats as _stats
 
 from ._engine import check_choice
 from ._errors import (
@@ -52,6 +51,7 @@ from ._errors import (
     InvalidInputError,
     UndefinedReplicateWarning,
 )
+from ._lazy import stats as _stats
 from ._paired import split_systems, validate_system
 from ._validation import (
     as_float_array,
