@@ -1,0 +1,562 @@
+"""Reports: many results rendered as a terminal table, Markdown, LaTeX, JSON or CSV.
+
+A :class:`Report` holds one or more display tables (cells already formatted as
+``82.02 (81.01, 83.00)`` with a scale and a number of decimals), the provenance of the
+numbers (interval method, confidence level, design, ``B``, seed, booteval version) and the
+unformatted records (full precision, unscaled) for JSON and CSV. Every output format carries
+the provenance. The builders (:func:`ci_report`, :func:`compare_report`,
+:func:`leaderboard_report`, :func:`correlation_report`, :func:`power_report`) turn result
+objects into reports; :func:`render` writes one as text.
+
+Examples
+--------
+>>> import booteval
+>>> from booteval.report import ci_report, render
+>>> r = booteval.ci([1, 0, 1, 1, 0, 1, 1, 1] * 10, n_resamples=1000, seed=0)
+>>> print(render(ci_report([("model", r)], scale=100, digits=1), "markdown"))
+| system | mean (95% CI) |
+| --- | ---: |
+| model | 75.0 (65.0, 83.8) |
+<BLANKLINE>
+95% bca intervals; iid bootstrap (80 rows); B = 1000, seed = 0; booteval ...
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._format import format_triplet
+
+__all__ = [
+    "FORMATS",
+    "Report",
+    "Table",
+    "ci_report",
+    "compare_report",
+    "correlation_report",
+    "leaderboard_report",
+    "power_report",
+    "print_rich",
+    "render",
+]
+
+#: output formats accepted by :func:`render` (``"text"`` is the plain terminal table)
+FORMATS = ("text", "markdown", "latex", "json", "csv")
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+@dataclass
+class Table:
+    """One display table: a title, column headers, formatted cells and column alignment.
+
+    ``align`` holds ``"l"`` or ``"r"`` per column.
+    """
+
+    columns: list[str]
+    rows: list[list[str]]
+    align: list[str]
+    title: str = ""
+
+
+@dataclass
+class Report:
+    """Results ready to render: display tables, provenance lines and plain records.
+
+    Attributes
+    ----------
+    kind : str
+        What produced it (``"ci"``, ``"compare"``, ``"leaderboard"``, ``"correlate"``,
+        ``"power"``).
+    tables : list of Table
+        Formatted for reading.
+    footer : list of str
+        Provenance (method, level, design, B, seed, booteval version) and notes, one per line.
+    provenance : dict
+        The same provenance as plain data.
+    records : list of dict
+        Full-precision, unscaled values, one per result (JSON and CSV).
+    extra : dict
+        Further plain data for JSON (e.g. a leaderboard's pairs).
+    """
+
+    kind: str
+    tables: list[Table]
+    footer: list[str]
+    provenance: dict[str, Any]
+    records: list[dict[str, Any]]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- helpers
+def _pct(level: float) -> str:
+    return f"{level * 100:g}%"
+
+
+def _fmt_p(p: float) -> str:
+    if p is None or not math.isfinite(p):
+        return "nan"
+    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
+
+
+def _unique(values: Sequence[Any]) -> list[Any]:
+    return list(dict.fromkeys(values))
+
+
+def _provenance_line(prov: dict[str, Any]) -> str:
+    parts = []
+    level = prov.get("confidence_level")
+    methods = prov.get("method")
+    if methods is not None:
+        m = ", ".join(methods) if isinstance(methods, list) else methods
+        parts.append(f"{_pct(level)} {m} intervals" if level is not None else f"{m} intervals")
+    design = prov.get("design")
+    if design:
+        parts.append("; ".join(design) if isinstance(design, list) else design)
+    b, seed = prov.get("n_resamples"), prov.get("seed")
+    if b:
+        parts.append(f"B = {b}, seed = {seed}")
+    parts.append(f"booteval {prov['booteval']}")
+    return "; ".join(parts)
+
+
+def _collapse(values: list[Any]) -> Any:
+    u = _unique(values)
+    return u[0] if len(u) == 1 else u
+
+
+def _provenance(results: Sequence[Any], **extra: Any) -> dict[str, Any]:
+    prov: dict[str, Any] = {
+        "method": _collapse([r.method for r in results]),
+        "confidence_level": _collapse([r.confidence_level for r in results]),
+        "design": _collapse([r.design for r in results]),
+        "n_resamples": _collapse([r.n_resamples for r in results]),
+        "seed": _collapse([r.seed for r in results]),
+    }
+    prov.update(extra)
+    prov["booteval"] = _version()
+    return prov
+
+
+def _notes(pairs: Sequence[tuple[str, Any]]) -> list[str]:
+    out = []
+    for label, r in pairs:
+        out.extend(f"note ({label}): {n}" if label else f"note: {n}" for n in r.notes)
+        if getattr(r, "n_undefined", 0):
+            out.append(f"note ({label}): {r.n_undefined} undefined replicates dropped")
+    return out
+
+
+# --------------------------------------------------------------------------- builders
+def ci_report(results: Sequence[tuple[str, Any]], *, scale: float = 1.0, digits: int = 4) -> Report:
+    """A report of ``(system, CIResult)`` pairs: one row per system, one column per metric.
+
+    Examples
+    --------
+    >>> import booteval
+    >>> y, p = [0, 1, 1, 0, 1] * 20, [0, 1, 0, 0, 1] * 20
+    >>> rs = [("m", booteval.ci(y, p, metric=k, n_resamples=500, seed=0))
+    ...       for k in ("accuracy", "f1")]
+    >>> print(render(ci_report(rs, scale=100, digits=1), "text"))
+    system  accuracy (95% CI)  f1 (95% CI)
+    m       80.0 (71.0, 87.0)  80.0 (68.4, 86.5)
+    <BLANKLINE>
+    95% bca intervals; iid bootstrap (100 rows); B = 500, seed = 0; booteval ...
+    """
+    if not results:
+        raise ValueError("no results to report")
+    rs = [r for _, r in results]
+    systems = _unique([s for s, _ in results])
+    metrics = _unique([r.metric for r in rs])
+    level = rs[0].confidence_level
+    cells = {(s, r.metric): r for s, r in results}
+    head = ["system", *(f"{m} ({_pct(level)} CI)" for m in metrics)]
+    rows = [
+        [s, *(
+            cells[(s, m)].format(scale, digits) if (s, m) in cells else "" for m in metrics
+        )]
+        for s in systems
+    ]  # fmt: skip
+    clustered = [r for r in rs if r.n_clusters is not None]
+    if clustered:
+        head.append("eff. n")
+        for row, s in zip(rows, systems, strict=True):
+            r = next((x for (sy, _), x in cells.items() if sy == s), None)
+            row.append(f"{r.effective_n:.0f}" if r is not None and math.isfinite(r.effective_n)
+                       else "")  # fmt: skip
+    table = Table(head, rows, ["l"] + ["r"] * (len(head) - 1))
+    prov = _provenance(rs)
+    records = [{"system": s, **r.to_dict()} for s, r in results]
+    footer = [_provenance_line(prov), *_notes([(f"{s}, {r.metric}", r) for s, r in results])]
+    return Report("ci", [table], footer, prov, records)
+
+
+def compare_report(results: Sequence[Any], *, scale: float = 1.0, digits: int = 4) -> Report:
+    """A report of :class:`~booteval.ComparisonResult` objects, one row per metric.
+
+    Examples
+    --------
+    >>> import booteval
+    >>> a, b = [1, 0, 1, 1, 0, 1, 0, 1] * 25, [1, 1, 1, 1, 0, 1, 0, 1] * 25
+    >>> r = booteval.compare(a, b, names=("old", "new"), n_resamples=1000, seed=0)
+    >>> print(render(compare_report([r], scale=100, digits=1), "text"))
+    metric  old (95% CI)       new (95% CI)       new - old (95% CI)  p      test
+    mean    62.5 (55.5, 69.0)  75.0 (69.0, 80.5)  12.5 (8.5, 18.0)    0.002  bootstrap
+    <BLANKLINE>
+    95% bca intervals; paired iid bootstrap (200 rows); B = 1000, seed = 0; booteval ...
+    """
+    if not results:
+        raise ValueError("no results to report")
+    r0 = results[0]
+    pct = _pct(r0.confidence_level)
+    head = [
+        "metric", f"{r0.name_a} ({pct} CI)", f"{r0.name_b} ({pct} CI)",
+        f"{r0.name_b} - {r0.name_a} ({pct} CI)", "p", "test",
+    ]  # fmt: skip
+    rows = [
+        [
+            r.metric,
+            format_triplet(r.estimate_a, *r.interval_a, scale=scale, digits=digits),
+            format_triplet(r.estimate_b, *r.interval_b, scale=scale, digits=digits),
+            r.format(scale, digits),
+            _fmt_p(r.p_value),
+            r.test if r.alternative == "two-sided" else f"{r.test}, {r.alternative}",
+        ]
+        for r in results
+    ]
+    table = Table(head, rows, ["l", "r", "r", "r", "r", "l"])
+    prov = _provenance(results)
+    footer = [_provenance_line(prov), *_notes([(r.metric, r) for r in results])]
+    return Report("compare", [table], footer, prov, [r.to_dict() for r in results])
+
+
+def leaderboard_report(
+    board: Any, *, scale: float = 1.0, digits: int = 4, pairs: str | None = None
+) -> Report:
+    """A report of a :class:`~booteval.LeaderboardResult` (and its pairs, if asked).
+
+    Parameters
+    ----------
+    board : LeaderboardResult
+    scale, digits : as in :meth:`booteval.CIResult.format`
+    pairs : {None, "adjacent", "all"}
+        Also tabulate the differences between neighbours, or between all pairs.
+
+    Examples
+    --------
+    >>> import numpy as np, booteval
+    >>> rng = np.random.default_rng(0)
+    >>> systems = {k: (rng.random(400) < p).astype(int) for k, p in [("A", .6), ("B", .75)]}
+    >>> board = booteval.leaderboard(systems, n_resamples=1000, seed=0)
+    >>> print(render(leaderboard_report(board, scale=100, digits=1), "text"))
+    rank  system  mean (95% CI)      rank 95%  group
+       1  B       75.8 (71.0, 79.5)  1         a
+       2  A       56.2 (51.2, 61.0)  2         b
+    <BLANKLINE>
+    95% bca intervals; paired iid bootstrap (400 rows); B = 1000, seed = 0; booteval ...
+    rank 95%: percentile interval of the rank across resamples (ties share the minimum rank)
+    group: systems sharing a letter are not separated (holm-adjusted p >= 0.05)
+    """
+    pct = _pct(board.confidence_level)
+    head = ["rank", "system", f"{board.metric} ({pct} CI)", f"rank {pct}", "group"]
+    rows = [
+        [
+            str(e.rank), e.name,
+            format_triplet(e.estimate, e.low, e.high, scale=scale, digits=digits),
+            str(e.rank_low) if e.rank_low == e.rank_high else f"{e.rank_low}-{e.rank_high}",
+            e.letters,
+        ]
+        for e in board.entries
+    ]  # fmt: skip
+    tables = [Table(head, rows, ["r", "l", "r", "l", "l"])]
+    if pairs is not None:
+        if pairs not in ("adjacent", "all"):
+            raise ValueError(f"pairs: expected 'adjacent', 'all' or None; received {pairs!r}")
+        chosen = board.adjacent if pairs == "adjacent" else board.pairs
+        prow = [
+            [
+                p.label, format_triplet(p.difference, p.low, p.high, scale=scale, digits=digits),
+                _fmt_p(p.p_value), _fmt_p(p.p_adjusted), "yes" if p.separated else "no",
+            ]
+            for p in chosen
+        ]  # fmt: skip
+        phead = ["pair (B - A)", f"difference ({pct} CI)", "p", f"p ({board.correction})",
+                 "separated"]  # fmt: skip
+        tables.append(Table(phead, prow, ["l", "r", "r", "r", "l"], title="pairwise differences"))
+    prov = _provenance([board], correction=board.correction)
+    footer = [
+        _provenance_line(prov),
+        f"rank {pct}: percentile interval of the rank across resamples "
+        "(ties share the minimum rank)",
+        "group: systems sharing a letter are not separated "
+        f"({board.correction}-adjusted p >= {board.alpha:g})",
+        *(f"note: {n}" for n in board.notes),
+    ]
+    d = board.to_dict()
+    extra = {k: v for k, v in d.items() if k != "systems"}
+    return Report("leaderboard", tables, footer, prov, d["systems"], extra)
+
+
+def correlation_report(results: Sequence[Any], *, scale: float = 1.0, digits: int = 2) -> Report:
+    """A report of :class:`~booteval.CorrelationResult` objects, one row per metric.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from booteval.meta import correlate
+    >>> rng = np.random.default_rng(1)
+    >>> human = rng.normal(size=(8, 20))
+    >>> r = correlate(human + rng.normal(size=(8, 20)), human, n_resamples=500, seed=0)
+    >>> print(render(correlation_report([r]), "text"))
+    metric  pearson system-level (95% CI)  systems  inputs
+    metric  0.53 (-0.36, 0.98)             8        20
+    <BLANKLINE>
+    95% percentile intervals; Boot-Both: 8 systems and 20 inputs resampled; B = 500, seed = 0; booteval ...
+    population: new systems and new inputs like these
+    """  # noqa: E501
+    if not results:
+        raise ValueError("no results to report")
+    r0 = results[0]
+    head = ["metric", f"{r0.coefficient} {r0.level}-level ({_pct(r0.confidence_level)} CI)",
+            "systems", "inputs"]  # fmt: skip
+    rows = [[r.metric, r.format(scale, digits), str(r.n_systems), str(r.n_inputs)]
+            for r in results]  # fmt: skip
+    prov = _provenance(results, level=r0.level, coefficient=r0.coefficient,
+                       resample=r0.resample, human=r0.human)  # fmt: skip
+    footer = [
+        _provenance_line(prov),
+        f"population: {r0.population}",
+        *_notes([(r.metric, r) for r in results]),
+    ]
+    return Report("correlate", [Table(head, rows, ["l", "r", "r", "r"])], footer, prov,
+                  [r.to_dict() for r in results])  # fmt: skip
+
+
+def power_report(analysis: Any, *, scale: float = 1.0, digits: int = 4) -> Report:
+    """A report of a :class:`~booteval.PowerAnalysis`.
+
+    Examples
+    --------
+    >>> import booteval
+    >>> m = booteval.minimum_detectable_effect(standard_error=0.0076, n=12032, n_clusters=91)
+    >>> print(render(power_report(m, scale=100, digits=2), "text"))
+    quantity                      value
+    minimum detectable effect     2.13
+    power                         80 %
+    alpha                         0.05 (two-sided)
+    rows                          12032
+    clusters                      91
+    standard error of difference  0.76
+    <BLANKLINE>
+    MDE at 80 % power, α = 0.05 (two-sided): 2.13 with 12032 rows in 91 clusters
+    reference: given standard error; normal approximation; booteval ...
+    """
+    a = analysis
+    label = {"effect": "minimum detectable effect", "power": "effect",
+             "sample size": "effect"}[a.solved_for]  # fmt: skip
+    rows = [
+        [label, f"{a.effect * scale:.{digits}f}"],
+        ["power", f"{a.power * 100:.4g} %"],
+        ["alpha", f"{a.alpha:g} ({a.alternative})"],
+    ]
+    if a.n is not None:
+        rows.append(["rows", str(a.n)])
+    if a.n_clusters is not None:
+        rows.append(["clusters", str(a.n_clusters)])
+    rows.append(["standard error of difference", f"{a.standard_error * scale:.4g}"])
+    if a.correlation is not None:
+        rows.append(["correlation of the systems", f"{a.correlation:.3f}"])
+    if a.design_effect is not None:
+        rows.append(["design effect", f"{a.design_effect:.3g}"])
+    prov = {"solved_for": a.solved_for, "source": a.source, "booteval": _version()}
+    footer = [
+        a.summary(scale, digits),
+        f"reference: {a.source}; normal approximation; booteval {prov['booteval']}",
+        *(f"note: {n}" for n in a.notes),
+    ]
+    return Report("power", [Table(["quantity", "value"], rows, ["l", "l"])], footer, prov,
+                  [a.to_dict()])  # fmt: skip
+
+
+# --------------------------------------------------------------------------- rendering
+def _plain(v: Any) -> Any:
+    """JSON-safe plain data: NumPy scalars to Python, non-finite floats to None."""
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_plain(x) for x in v]
+    if hasattr(v, "item") and not isinstance(v, str):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+def _text(rep: Report) -> str:
+    blocks = []
+    for t in rep.tables:
+        widths = [max(len(r[c]) for r in [t.columns, *t.rows]) for c in range(len(t.columns))]
+
+        def line(cells: list[str], t: Table = t, widths: list[int] = widths) -> str:
+            return "  ".join(
+                c.rjust(w) if a == "r" and i == 0 else c.ljust(w)
+                for i, (c, w, a) in enumerate(zip(cells, widths, t.align, strict=True))
+            ).rstrip()
+
+        body = "\n".join([line(t.columns), *(line(r) for r in t.rows)])
+        blocks.append((t.title + "\n" if t.title else "") + body)
+    blocks.append("\n".join(rep.footer))
+    return "\n\n".join(blocks)
+
+
+def _markdown(rep: Report) -> str:
+    def esc(s: str) -> str:
+        return s.replace("|", "\\|")
+
+    blocks = []
+    for t in rep.tables:
+        lines = [
+            "| " + " | ".join(esc(h) for h in t.columns) + " |",
+            "| " + " | ".join("---:" if a == "r" else "---" for a in t.align) + " |",
+            *("| " + " | ".join(esc(c) for c in r) + " |" for r in t.rows),
+        ]
+        blocks.append((f"**{t.title}**\n\n" if t.title else "") + "\n".join(lines))
+    blocks.append("\n".join(rep.footer))
+    return "\n\n".join(blocks)
+
+
+_LATEX_ESCAPES = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "\N{GREEK SMALL LETTER ALPHA}": r"$\alpha$",
+}  # fmt: skip
+
+
+def latex_escape(s: str) -> str:
+    """Escape LaTeX's special characters.
+
+    Examples
+    --------
+    >>> print(latex_escape("f1_macro: 95% (a & b)"))
+    f1\\_macro: 95\\% (a \\& b)
+    """
+    return "".join(_LATEX_ESCAPES.get(ch, ch) for ch in s)
+
+
+def _latex(rep: Report) -> str:
+    blocks = []
+    for t in rep.tables:
+        k = len(t.columns)
+        lines = [
+            r"\begin{tabular}{" + "".join(t.align) + "}",
+            r"\toprule",
+            " & ".join(latex_escape(h) for h in t.columns) + r" \\",
+            r"\midrule",
+            *(" & ".join(latex_escape(c) for c in r) + r" \\" for r in t.rows),
+            r"\bottomrule",
+            *(
+                rf"\multicolumn{{{k}}}{{l}}{{\footnotesize {latex_escape(f)}}} \\"
+                for f in rep.footer
+            ),
+            r"\end{tabular}",
+        ]
+        blocks.append(
+            (f"% {t.title}\n" if t.title else "")
+            + "% needs \\usepackage{booktabs}\n"
+            + "\n".join(lines)
+        )
+    return "\n\n".join(blocks)
+
+
+def _json(rep: Report) -> str:
+    doc = {
+        "kind": rep.kind,
+        "provenance": rep.provenance,
+        "results": rep.records,
+        **rep.extra,
+        "footer": rep.footer,
+    }
+    return json.dumps(_plain(doc), indent=2, ensure_ascii=False)
+
+
+def _csv(rep: Report) -> str:
+    keys: list[str] = []
+    for rec in rep.records:
+        keys.extend(k for k in rec if k not in keys)
+    prov_keys = [f"provenance_{k}" for k in ("booteval",) if f"provenance_{k}" not in keys]
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow([*keys, *prov_keys])
+    for rec in rep.records:
+        row = []
+        for k in keys:
+            v = _plain(rec.get(k))
+            if isinstance(v, list):
+                v = "; ".join(map(str, v))
+            row.append("" if v is None else v)
+        w.writerow([*row, rep.provenance["booteval"]])
+    return buf.getvalue().rstrip("\n")
+
+
+def render(report: Report, fmt: str = "text") -> str:
+    """The report as text in one of :data:`FORMATS`.
+
+    ``"text"`` and ``"markdown"`` show the formatted tables with the provenance below;
+    ``"latex"`` gives booktabs tabulars with the provenance as footnote rows; ``"json"``
+    and ``"csv"`` give the full-precision, unscaled records (CSV: one row per result, the
+    per-result provenance in its columns and the booteval version in the last).
+
+    Examples
+    --------
+    >>> import booteval, json
+    >>> r = booteval.ci([0.2, 0.4, 0.9, 0.5], n_resamples=200, seed=0)
+    >>> doc = json.loads(render(ci_report([("s", r)]), "json"))
+    >>> doc["results"][0]["estimate"], doc["provenance"]["seed"]
+    (0.5, 0)
+    >>> print(render(ci_report([("s", r)]), "csv").splitlines()[0][:40])
+    system,metric,estimate,low,high,confiden
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"format: expected one of {', '.join(FORMATS)}; received {fmt!r}")
+    return {"text": _text, "markdown": _markdown, "latex": _latex, "json": _json,
+            "csv": _csv}[fmt](report)  # fmt: skip
+
+
+def print_rich(report: Report, console: Any = None) -> None:
+    """Print the report as rich tables (for a terminal), with the provenance below.
+
+    Examples
+    --------
+    >>> import booteval
+    >>> from rich.console import Console
+    >>> r = booteval.ci([0.2, 0.4, 0.9, 0.5], n_resamples=200, seed=0)
+    >>> console = Console(width=100, record=True, color_system=None, file=io.StringIO())
+    >>> print_rich(ci_report([("s", r)], digits=2), console)
+    >>> text = console.export_text()
+    >>> "B = 200, seed = 0" in text and "system" in text, "booteval" in text
+    (True, True)
+    """
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table as RichTable
+
+    console = console or Console()
+    for t in report.tables:
+        rt = RichTable(title=t.title or None, box=box.SIMPLE_HEAD, header_style="bold")
+        for name, a in zip(t.columns, t.align, strict=True):
+            rt.add_column(name, justify="right" if a == "r" else "left", no_wrap=True)
+        for row in t.rows:
+            rt.add_row(*row)
+        console.print(rt)
+    for line in report.footer:
+        console.print(line, style="dim", highlight=False, markup=False, soft_wrap=True)
