@@ -197,8 +197,14 @@ def test_result_plot_methods_delegate_to_the_plot_module(tmp_path):
     b = np.where(rng.random(200) < 0.8, y, 1 - y)
     r = booteval.ci(y, a, metric="accuracy", n_resamples=500, seed=0)
     c = booteval.compare(y, a, b, metric="accuracy", n_resamples=500, seed=0)
-    lb = booteval.leaderboard({"a": a, "b": b, "c": y}, y_true=y, metric="accuracy",
-                              n_resamples=500, seed=0, method="percentile")
+    lb = booteval.leaderboard(
+        {"a": a, "b": b, "c": y},
+        y_true=y,
+        metric="accuracy",
+        n_resamples=500,
+        seed=0,
+        method="percentile",
+    )
     for obj, name in ((r, "ci"), (c, "compare"), (lb, "leaderboard")):
         out = tmp_path / f"{name}.png"
         fig = obj.plot(str(out))
