@@ -49,6 +49,8 @@ FULL = {
     "mean_percentile": {"n": 100_000, "B": 10_000},
     "accuracy": {"n": 1_000_000, "B": 10_000},
     "roc_auc": {"n": 100_000, "B": 10_000},
+    "paired_accuracy": {"n": 1_000_000, "B": 10_000},
+    "cluster_mean": {"n": 1_000_000, "B": 10_000},
 }
 QUICK = {
     "macro_f1": {"n": 10_000, "B": 1_000},
@@ -56,6 +58,8 @@ QUICK = {
     "mean_percentile": {"n": 20_000, "B": 1_000},
     "accuracy": {"n": 100_000, "B": 1_000},
     "roc_auc": {"n": 5_000, "B": 1_000},
+    "paired_accuracy": {"n": 100_000, "B": 1_000},
+    "cluster_mean": {"n": 100_000, "B": 1_000},
 }
 # scipy's ``batch`` (replicates per vectorized call), chosen so a batch fits easily in memory
 SCIPY_BATCH = {
@@ -64,6 +68,7 @@ SCIPY_BATCH = {
     "mean_percentile": 100,
     "accuracy": 20,
     "roc_auc": 100,
+    "paired_accuracy": 20,
 }
 
 
@@ -596,6 +601,93 @@ def wl_roc_auc(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
     return _rows("roc_auc", "bca", n, B, bt, secs, mib, peers)
 
 
+def paired_accuracy_stat(
+    y_true: np.ndarray, pred_a: np.ndarray, pred_b: np.ndarray, axis: int = -1
+) -> np.ndarray:
+    """Accuracy of B minus accuracy of A along ``axis`` (vectorized)."""
+    return np.mean(pred_b == y_true, axis=axis) - np.mean(pred_a == y_true, axis=axis)
+
+
+def wl_paired_accuracy(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
+    y_true, pred_a = make_binary(n, seed=5)
+    rng = np.random.default_rng(6)
+    pred_b = np.where(rng.random(n) < 0.3, y_true, pred_a)  # B fixes some of A's errors
+    ref = float(paired_accuracy_stat(y_true, pred_a, pred_b))
+    bt, secs, mib = meter(
+        lambda: booteval.compare(
+            y_true, pred_a, pred_b, metric="accuracy", method="percentile", n_resamples=B,
+            confidence_level=CONFIDENCE, seed=SEED,
+        ),
+        separate=True,
+    )  # fmt: skip
+    assert math.isclose(bt.difference, ref, rel_tol=1e-9, abs_tol=1e-12), (bt.difference, ref)
+    peer = scipy_peer(
+        meter,
+        (y_true, pred_a, pred_b),
+        paired_accuracy_stat,
+        paired=True,
+        method="percentile",
+        B=B,
+        batch=SCIPY_BATCH["paired_accuracy"],
+        cap_s=cap,
+    )
+    return _rows(
+        "paired_accuracy", "percentile", n, B, bt, secs, mib, [("scipy.stats.bootstrap", peer)]
+    )
+
+
+def wl_cluster_mean(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
+    """Cluster bootstrap of a mean with n/10 clusters: booteval vs arch and a naive loop."""
+    rng = np.random.default_rng(7)
+    g = np.sort(rng.integers(0, n // 10, n))
+    n_clusters = int(g.max()) + 1
+    x = rng.normal(size=n_clusters)[g] + rng.normal(size=n)
+    bt, secs, mib = _bt(meter, x, clusters=g, method="percentile", n_resamples=B)
+    assert math.isclose(bt.estimate, float(np.mean(x)), rel_tol=1e-9)
+    sums = np.bincount(g, weights=x)
+    sizes = np.bincount(g).astype(float)
+    peers: list[tuple[str, PeerOutcome | str]] = []
+    try:
+        from arch.bootstrap import IIDBootstrap
+
+        def run_arch() -> Any:
+            bs = IIDBootstrap(sums, sizes, seed=SEED)
+            return bs.conf_int(
+                lambda s, m: np.array([s.sum() / m.sum()]), reps=B, method="percentile",
+                size=CONFIDENCE,
+            )  # fmt: skip
+
+        res, a_secs, a_mib = meter(run_arch)
+        lo, hi = float(res[0, 0]), float(res[1, 0])
+        peers.append(
+            ("arch IIDBootstrap (per-cluster sums)",
+             PeerOutcome(a_secs, a_mib, (lo, hi), "percentile", B, extrapolated=False))
+        )  # fmt: skip
+    except ImportError:
+        peers.append(("arch IIDBootstrap (per-cluster sums)", "arch not installed"))
+
+    starts = np.searchsorted(g, np.arange(n_clusters + 1))
+    b_loop = min(B, 20)
+
+    def naive() -> np.ndarray:
+        lrng = np.random.default_rng(SEED)
+        out = np.empty(b_loop)
+        for b in range(b_loop):
+            pick = lrng.integers(0, n_clusters, n_clusters)
+            rows = np.concatenate([x[starts[c] : starts[c + 1]] for c in pick])
+            out[b] = rows.mean()
+        return out
+
+    reps, l_secs, l_mib = meter(naive, separate=True)
+    peers.append(
+        ("naive loop over clusters",
+         PeerOutcome(l_secs * B / b_loop, l_mib, (float("nan"), float("nan")), "percentile",
+                     b_loop, extrapolated=True,
+                     note=f"extrapolated: {b_loop} replicates x{B / b_loop:g}"))
+    )  # fmt: skip
+    return _rows("cluster_mean", "percentile", n, B, bt, secs, mib, peers)
+
+
 class _Skip(Exception):
     pass
 
@@ -606,6 +698,8 @@ WORKLOADS: dict[str, Callable[[Meter, int, int, float], list[Row]]] = {
     "mean_percentile": wl_mean_percentile,
     "accuracy": wl_accuracy,
     "roc_auc": wl_roc_auc,
+    "paired_accuracy": wl_paired_accuracy,
+    "cluster_mean": wl_cluster_mean,
 }
 
 
