@@ -678,7 +678,7 @@ def wl_cluster_mean(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
             out[b] = rows.mean()
         return out
 
-    reps, l_secs, l_mib = meter(naive, separate=True)
+    _, l_secs, l_mib = meter(naive, separate=True)
     peers.append(
         ("naive loop over clusters",
          PeerOutcome(l_secs * B / b_loop, l_mib, (float("nan"), float("nan")), "percentile",
