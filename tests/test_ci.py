@@ -37,6 +37,14 @@ def _data(name: str, seed: int = 0):
     ):
         y = rng.integers(0, 2, N)
         return y, np.where(rng.random(N) < 0.75, y, 1 - y)
+    if name in ("bleu", "chrf"):
+        words = np.array(["the", "cat", "sat", "on", "a", "mat", "dog", "ran", "far", "away"])
+        refs = [" ".join(rng.choice(words, rng.integers(4, 9))) for _ in range(N)]
+        hyps = [
+            " ".join(w if rng.random() < 0.7 else rng.choice(words) for w in r.split())
+            for r in refs
+        ]
+        return np.array(refs, dtype=object), np.array(hyps, dtype=object)
     if name in ("roc_auc", "average_precision", "log_loss", "brier", "ece"):
         y = rng.integers(0, 2, N)
         return y, np.clip(0.3 * y + 0.7 * rng.random(N), 0.0, 1.0)
@@ -44,7 +52,16 @@ def _data(name: str, seed: int = 0):
     return x, x + rng.normal(size=N)
 
 
-METRICS = sorted(list_metrics())
+def _available(name: str) -> bool:
+    if name in ("bleu", "chrf"):
+        try:
+            import sacrebleu  # noqa: F401
+        except ImportError:
+            return False
+    return True
+
+
+METRICS = sorted(m for m in list_metrics() if _available(m))
 DESIGNS = {
     "iid": {},
     "strata": {"strata": np.arange(N) % 2},
