@@ -251,6 +251,17 @@ def _registry_data(name, rng, n):
     if name in ("roc_auc", "average_precision", "log_loss", "brier", "ece"):
         y = np.tile([0, 1], n)[:n]
         return y, rng.random(n), rng.random(n)
+    if name in ("bleu", "chrf"):
+        pytest.importorskip("sacrebleu")
+        words = ["the", "cat", "sat", "on", "a", "mat", "dog", "ran"]
+
+        def sentence():
+            return " ".join(rng.choice(words, int(rng.integers(3, 7))))
+
+        refs = np.array([sentence() for _ in range(n)], dtype=object)
+        return refs, np.array([sentence() for _ in range(n)], dtype=object), np.array(
+            [sentence() for _ in range(n)], dtype=object
+        )
     return rng.normal(size=n), rng.normal(size=n), rng.normal(size=n)
 
 

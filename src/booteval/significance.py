@@ -558,10 +558,16 @@ def _bind_uncompressed(m: Metric, arrays: tuple[np.ndarray, ...], design: Design
 
 
 def _extra_labels(
-    shared: tuple[np.ndarray, ...], out_a: np.ndarray, out_b: np.ndarray
+    m: Metric, shared: tuple[np.ndarray, ...], out_a: np.ndarray, out_b: np.ndarray
 ) -> np.ndarray:
-    """Output labels that ``y_true`` (the first shared input) never takes; empty for scores."""
-    if not shared or out_a.ndim != 1 or out_a.dtype.kind in "fc":
+    """Output labels that ``y_true`` (the first shared input) never takes.
+
+    Empty unless the systems' outputs are predicted class labels (``y_pred``):
+    scores, probabilities and texts define no class set.
+    """
+    if m.input_names[-1] != "y_pred" or not shared or out_a.ndim != 1:
+        return out_a[:0]
+    if out_a.dtype.kind in "fc":
         return out_a[:0]
     return np.setdiff1d(np.unique(np.concatenate([out_a, out_b])), np.unique(shared[0]))
 
@@ -595,7 +601,7 @@ def _pooled_swapper(
     try:
         pooled_shared = tuple(np.concatenate([x, x]) for x in shared)
         pooled_out = np.concatenate([out_a, out_b])
-        extra = _extra_labels(shared, out_a, out_b)
+        extra = _extra_labels(m, shared, out_a, out_b)
         if extra.size == 0:
             ev = _bind_uncompressed(m, (*pooled_shared, pooled_out), pdesign)
             form = _sum_form(ev)

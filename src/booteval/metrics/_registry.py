@@ -6,14 +6,14 @@ from collections.abc import Callable
 from typing import Any
 
 from .._errors import InvalidInputError
-from . import _calibration, _classification, _correlation, _ranking, _regression
+from . import _calibration, _classification, _correlation, _ranking, _regression, _text
 from ._base import Metric
 from ._generic import CallableMetric
 
 __all__ = ["REGISTRY", "get_metric", "list_metrics", "resolve_metric"]
 
 REGISTRY: dict[str, type[Metric]] = {}
-for _module in (_regression, _classification, _ranking, _calibration, _correlation):
+for _module in (_regression, _classification, _ranking, _calibration, _correlation, _text):
     REGISTRY.update(_module.METRICS)
 
 ALIASES: dict[str, str] = {"pr_auc": "average_precision", "auc": "roc_auc"}
