@@ -259,8 +259,10 @@ def _registry_data(name, rng, n):
             return " ".join(rng.choice(words, int(rng.integers(3, 7))))
 
         refs = np.array([sentence() for _ in range(n)], dtype=object)
-        return refs, np.array([sentence() for _ in range(n)], dtype=object), np.array(
-            [sentence() for _ in range(n)], dtype=object
+        return (
+            refs,
+            np.array([sentence() for _ in range(n)], dtype=object),
+            np.array([sentence() for _ in range(n)], dtype=object),
         )
     return rng.normal(size=n), rng.normal(size=n), rng.normal(size=n)
 
