@@ -460,7 +460,19 @@ def sklearn_loop_peer(
 
 
 # --------------------------------------------------------------------------- workloads
+#: booteval's engine for ``ci`` workloads (``--engine``)
+ENGINE = "numpy"
+
+
 def _bt(meter: Meter, *data: np.ndarray, **kwargs: Any) -> tuple[Any, float, float]:
+    if ENGINE != "numpy":
+        kwargs["engine"] = ENGINE
+        booteval.ci(
+            *data,
+            n_resamples=100,
+            seed=SEED,
+            **{k: v for k, v in kwargs.items() if k != "n_resamples"},
+        )  # compile the kernels outside the timing
     return meter(
         lambda: booteval.ci(*data, confidence_level=CONFIDENCE, seed=SEED, **kwargs), separate=True
     )
@@ -869,6 +881,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--json", metavar="PATH", help="also save machine info and rows as JSON")
     ap.add_argument(
+        "--engine",
+        choices=("numpy", "numba"),
+        default="numpy",
+        help="booteval's engine for the ci workloads (numba: the optional compiled kernels; "
+        "JIT compilation happens before timing)",
+    )
+    ap.add_argument(
         "--max-peer-seconds",
         type=float,
         default=300.0,
@@ -883,6 +902,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
 
+    global ENGINE
+    ENGINE = args.engine
     sizes = QUICK if args.quick else FULL
     names = args.only or list(WORKLOADS)
     meter = Meter(args.memory)

@@ -21,17 +21,22 @@ from .intervals import METHODS
 from .metrics._base import Evaluator
 
 __all__ = [
+    "ENGINES",
     "UNDEFINED_POLICIES",
     "UNDEFINED_WARN_FRACTION",
     "RunOptions",
     "check_choice",
     "check_run_options",
+    "compiled_runner",
     "default_batch",
     "run_replicates",
     "screen_undefined",
 ]
 
 UNDEFINED_POLICIES = ("drop", "raise")
+#: ``"numpy"``: PCG64 blocks of unit counts (the default); ``"numba"``: the optional
+#: compiled kernels of :mod:`booteval._kernels`, with their own per-replicate streams
+ENGINES = ("numpy", "numba")
 #: ``on_undefined="drop"`` warns when more than this fraction of replicates is undefined
 UNDEFINED_WARN_FRACTION = 0.01
 
@@ -56,6 +61,7 @@ class RunOptions:
     batch: int | None
     n_inner: int
     workers: int | None
+    engine: str = "numpy"
 
 
 def check_run_options(
@@ -69,6 +75,7 @@ def check_run_options(
     batch: object = None,
     n_inner: object = 50,
     workers: object = None,
+    engine: object = "numpy",
 ) -> RunOptions:
     """Validate the options every entry point shares (errors name the parameter)."""
     level = check_confidence_level(confidence_level)
@@ -82,6 +89,7 @@ def check_run_options(
         batch=None if batch is None else check_positive_int(batch, "batch"),
         n_inner=check_positive_int(n_inner, "n_inner", minimum=2),
         workers=None if workers is None else check_positive_int(workers, "workers"),
+        engine=check_choice(engine, "engine", ENGINES),
     )
 
 
@@ -139,6 +147,38 @@ def _inner_rng(seed: int, b: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(1, b))))
 
 
+def compiled_runner(
+    evaluator: Evaluator, design: Design, engine: str, *, want_se: bool = False
+) -> tuple[object | None, str | None]:
+    """The compiled runner for ``engine="numba"``, or ``None`` and the reason it does not apply.
+
+    Raises :class:`InvalidInputError` when ``engine="numba"`` and numba cannot be
+    imported: falling back silently would change the numbers for the same seed.
+    """
+    if engine == "numpy":
+        return None, None
+    try:
+        from . import _kernels
+    except ImportError as exc:
+        raise InvalidInputError(
+            "engine",
+            "'numpy', or 'numba' with the optional numba package installed",
+            f"'numba', but numba cannot be imported ({exc})",
+            'Install it with pip install "booteval[fast]", or use engine="numpy".',
+        ) from None
+    runner = _kernels.plan(evaluator, design)
+    if isinstance(runner, str):
+        reason = runner
+    elif want_se and not getattr(runner, "has_standard_error", False):
+        reason = "the compiled engine has no nested bootstrap for a studentized interval"
+    else:
+        return runner, None
+    return None, (
+        f"engine='numba' was requested, but {reason}: the NumPy engine was used, whose "
+        "replicates differ from the compiled engine's for the same seed"
+    )
+
+
 def run_replicates(
     evaluator: Evaluator,
     design: Design,
@@ -149,13 +189,29 @@ def run_replicates(
     want_se: bool = False,
     n_inner: int = 50,
     workers: int | None = None,
+    compiled: object | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """All replicate values, and per-replicate standard errors when ``want_se``.
 
     Standard errors come from the evaluator's analytic formula where it has
     one, and otherwise from a nested bootstrap of ``n_inner`` resamples drawn
     from each replicate (seeded per replicate, so independent of ``batch``).
+
+    ``compiled`` is a runner from :func:`compiled_runner`: the replicates then
+    come from the compiled kernels (on ``workers`` numba threads), whose
+    per-replicate streams make them independent of ``batch`` and ``workers``.
     """
+    if compiled is not None:
+        import numba
+
+        from ._kernels import threads
+
+        previous = numba.get_num_threads()
+        numba.set_num_threads(threads(workers))
+        try:
+            return compiled(seed, 0, n_resamples, want_se)  # type: ignore[operator]
+        finally:
+            numba.set_num_threads(previous)
     design = evaluator.design or design
     size = batch or default_batch(design, n_resamples)
     # an evaluator of several systems returns (batch, K) values

@@ -9,7 +9,13 @@ from typing import Any
 
 import numpy as np
 
-from ._engine import check_choice, check_run_options, run_replicates, screen_undefined
+from ._engine import (
+    check_choice,
+    check_run_options,
+    compiled_runner,
+    run_replicates,
+    screen_undefined,
+)
 from ._errors import InvalidInputError
 from .design import make_design
 from .intervals import METHODS, compute_interval, resolve_transform
@@ -35,6 +41,7 @@ def ci(
     n_inner: int = 50,
     bca_ties: str = "half",
     workers: int | None = None,
+    engine: str = "numpy",
 ) -> CIResult:
     """A metric's point estimate with a bootstrap confidence interval.
 
@@ -90,6 +97,18 @@ def ci(
     workers : int, optional
         Threads for the resampling (default: all cores). The result does not
         depend on it. Callable metrics always run on one thread.
+    engine : {"numpy", "numba"}
+        ``"numpy"`` (default) draws the resamples with NumPy. ``"numba"`` uses
+        the optional compiled kernels (``pip install "booteval[fast]"``), which
+        draw and accumulate each replicate in one pass: several times faster for
+        means, ratio metrics and mean losses on float data and for ROC-AUC, under
+        an iid design. The compiled engine uses its own per-replicate random
+        streams, so its numbers differ from the NumPy engine's for the same seed,
+        while each engine is reproducible across batch sizes and workers. It is
+        recorded in ``result.design``. Where it has no kernel (strata, clusters,
+        discrete data resampled as cells, other metrics, a nested studentized
+        interval) the NumPy engine is used and ``result.notes`` says so; without
+        numba installed, ``"numba"`` is an error.
 
     Returns
     -------
@@ -109,7 +128,7 @@ def ci(
     opts = check_run_options(
         confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, method=method,
         on_undefined=on_undefined, bca_ties=bca_ties, batch=batch, n_inner=n_inner,
-        workers=workers,
+        workers=workers, engine=engine,
     )  # fmt: skip
     level, b, seed_int, method = opts.confidence_level, opts.n_resamples, opts.seed, opts.method
     if not data:
@@ -137,10 +156,13 @@ def ci(
     tr = resolve_transform(transform, evaluator.count)
 
     want_se = method == "studentized"
+    compiled, engine_note = compiled_runner(evaluator, design, opts.engine, want_se=want_se)
     reps, ses = run_replicates(
         evaluator, design, b, seed_int, opts.batch, want_se=want_se, n_inner=opts.n_inner,
-        workers=opts.workers,
+        workers=opts.workers, compiled=compiled,
     )  # fmt: skip
+    design_text = design.describe() + (", numba engine" if compiled is not None else "")
+    engine_notes = (engine_note,) if engine_note else ()
     defined = np.isfinite(reps)
     n_undefined = screen_undefined(
         defined, f"metric {m.label!r}", opts.on_undefined,
@@ -224,13 +246,13 @@ def ci(
             n_undefined=n_undefined,
             mcse_low=out.mcse_low,
             mcse_high=out.mcse_high,
-            design=design.describe(),
+            design=design_text,
             transform=tr.name if tr is not None else None,
             distribution=freeze(values),
             jackknife=jack_cache.get("j"),
             replicate_standard_errors=freeze(rep_ses),
             estimate_standard_error=se_hat,
-            notes=out.notes,
+            notes=tuple(out.notes) + engine_notes,
             details=dict(out.details),
             _recompute=build,
         )

@@ -1,0 +1,269 @@
+"""The compiled engine (engine="numba"): exactness on its own draws, agreement in
+distribution with the NumPy engine, reproducibility across batches and threads, fallbacks."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import booteval
+from booteval._errors import InvalidInputError
+from booteval.design import make_design
+from booteval.metrics import get_metric
+
+numba = pytest.importorskip("numba")
+K = pytest.importorskip("booteval._kernels")
+
+M64 = (1 << 64) - 1
+
+
+def _mix(z: int) -> int:
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return z ^ (z >> 31)
+
+
+def _reference_draws(seed: int, b: int, n: int) -> list[int]:
+    """SplitMix64-seeded xoshiro256++ with Lemire's bounded integers, in plain Python."""
+    k0, k1 = (int(v) for v in K.stream_key(seed))
+    x = k0 ^ _mix((k1 + b * 0x9E3779B97F4A7C15) & M64)
+    s = []
+    for _ in range(4):
+        x = (x + 0x9E3779B97F4A7C15) & M64
+        s.append(_mix(x))
+
+    def rotl(v: int, k: int) -> int:
+        return ((v << k) | (v >> (64 - k))) & M64
+
+    def words():  # 32-bit words: high, then low half of each output
+        while True:
+            r = (rotl((s[0] + s[3]) & M64, 23) + s[0]) & M64
+            t = (s[1] << 17) & M64
+            s[2] ^= s[0]
+            s[3] ^= s[1]
+            s[1] ^= s[2]
+            s[0] ^= s[3]
+            s[2] ^= t
+            s[3] = rotl(s[3], 45)
+            yield r >> 32
+            yield r & 0xFFFFFFFF
+
+    reject = (2**32 - n) % n
+    out: list[int] = []
+    for w in words():
+        m = w * n
+        if (m & 0xFFFFFFFF) >= reject:
+            out.append(m >> 32)
+            if len(out) == n:
+                return out
+    raise AssertionError
+
+
+@pytest.fixture(scope="module")
+def scores() -> np.ndarray:
+    return np.random.default_rng(11).lognormal(size=3000)
+
+
+@pytest.fixture(scope="module")
+def ranking() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(12)
+    y = (rng.random(2000) < 0.3).astype(int)
+    s = np.round(rng.normal(size=2000) + y, 1)  # rounded: many ties
+    return y, s
+
+
+def _bound(metric: str, *data: np.ndarray):
+    m = get_metric(metric)
+    arrays = m.validate(*data)
+    ev = m.bind(arrays, make_design(arrays[0].shape[0]))
+    return ev, K.plan(ev, ev.design)
+
+
+# ----------------------------------------------------------------------------- the streams
+
+
+@pytest.mark.parametrize(("seed", "b", "n"), [(0, 0, 10), (7, 12345, 1000), (2**70, 3, 3)])
+def test_generator_matches_reference(seed: int, b: int, n: int) -> None:
+    assert K.drawn_indices(seed, b, n).tolist() == _reference_draws(seed, b, n)
+
+
+def test_draws_are_uniform() -> None:
+    n = 7
+    draws = np.concatenate([K.drawn_indices(3, b, n) for b in range(3000)])
+    counts = np.bincount(draws, minlength=n)
+    assert stats.chisquare(counts).pvalue > 1e-4
+
+
+# ------------------------------------------------------------ exact on the kernel's own draws
+
+
+def test_mean_replicates_equal_direct_sums(scores: np.ndarray) -> None:
+    ev, run = _bound("mean", scores)
+    values, _ = run(5, 0, 40, False)
+    n = scores.size
+    for b in (0, 1, 17, 39):
+        idx = K.drawn_indices(5, b, n)
+        direct = np.cumsum((scores - ev.shift)[idx])[-1] / n + ev.shift  # draw order
+        assert values[b] == direct
+        assert values[b] == pytest.approx(scores[idx].mean(), rel=1e-12)
+
+
+def test_ratio_metric_replicates_equal_direct(scores: np.ndarray) -> None:
+    y = scores
+    p = scores * 0.9 + 0.1
+    _, run = _bound("rmse", y, p)
+    values, _ = run(1, 0, 10, False)
+    for b in (0, 9):
+        idx = K.drawn_indices(1, b, y.size)
+        assert values[b] == pytest.approx(np.sqrt(np.mean((y[idx] - p[idx]) ** 2)), rel=1e-12)
+
+
+@pytest.mark.parametrize("decimals", [1, 6])  # few tie groups / many
+def test_auc_replicates_equal_direct(ranking: tuple[np.ndarray, np.ndarray], decimals: int) -> None:
+    y, s = ranking
+    s = np.round(s + np.random.default_rng(0).normal(size=s.size) * 0.01, decimals)
+    ev, run = _bound("roc_auc", y, s)
+    values, _ = run(9, 0, 30, False)
+    n = y.size
+    order = ev.groups.order
+    for b in (0, 3, 29):
+        rows = order[K.drawn_indices(9, b, n)]  # the kernel draws sorted positions
+        w = np.bincount(rows, minlength=n).astype(float)
+        assert values[b] == ev.replicates(w[None, :])[0]  # bit for bit
+        sklearn = pytest.importorskip("sklearn.metrics")
+        assert values[b] == pytest.approx(sklearn.roc_auc_score(y[rows], s[rows]), abs=1e-12)
+
+
+def test_auc_undefined_when_a_class_is_absent() -> None:
+    y = np.array([1] + [0] * 9)
+    s = np.arange(10.0)
+    ev, run = _bound("roc_auc", y, s)
+    values, _ = run(0, 0, 400, False)
+    pos_position = int(np.flatnonzero(ev.groups.order == 0)[0])
+    drew_pos = np.array([(K.drawn_indices(0, b, 10) == pos_position).any() for b in range(400)])
+    assert np.array_equal(np.isnan(values), ~drew_pos)
+    assert np.isnan(values).any() and (~np.isnan(values)).any()
+
+
+def test_studentized_standard_errors(scores: np.ndarray) -> None:
+    ev, run = _bound("mean", scores)
+    values, ses = run(2, 0, 5, True)
+    n = scores.size
+    for b in range(5):
+        w = np.bincount(K.drawn_indices(2, b, n), minlength=n).astype(float)[None, :]
+        assert ses[b] == pytest.approx(ev.standard_errors(w)[0], rel=1e-9)
+        assert values[b] == pytest.approx(ev.replicates(w)[0], rel=1e-12)
+
+
+# ------------------------------------------------------- same distribution as the NumPy engine
+
+
+@pytest.mark.parametrize("which", ["mean", "roc_auc"])
+def test_distribution_agrees_with_numpy_engine(
+    which: str, scores: np.ndarray, ranking: tuple[np.ndarray, np.ndarray]
+) -> None:
+    data = (scores[:500],) if which == "mean" else ranking
+    kw = {"metric": which, "method": "percentile", "n_resamples": 4000}
+    a = booteval.ci(*data, seed=3, **kw).distribution
+    b = booteval.ci(*data, seed=4, engine="numba", **kw).distribution
+    assert stats.ks_2samp(a, b).pvalue > 1e-3
+    se = a.std(ddof=1)
+    assert abs(a.mean() - b.mean()) < 5 * se * np.sqrt(2 / a.size)
+    assert b.std(ddof=1) / se == pytest.approx(1.0, abs=0.08)
+    assert stats.skew(b) == pytest.approx(stats.skew(a), abs=0.2)
+
+
+# ------------------------------------------------------------------------- reproducibility
+
+
+@pytest.mark.parametrize("which", ["mean", "roc_auc"])
+def test_same_seed_same_result_any_batch_or_threads(
+    which: str, scores: np.ndarray, ranking: tuple[np.ndarray, np.ndarray]
+) -> None:
+    data = (scores,) if which == "mean" else ranking
+    kw = {"metric": which, "n_resamples": 300, "seed": 8, "engine": "numba"}
+    ref = booteval.ci(*data, workers=1, **kw)
+    for extra in ({"workers": 2}, {"batch": 7}, {"batch": 1000, "workers": 2}, {}):
+        r = booteval.ci(*data, **kw, **extra)
+        assert np.array_equal(r.distribution, ref.distribution, equal_nan=True)
+        assert (r.low, r.high) == (ref.low, ref.high)
+    _, run = _bound(which, *data)
+    full, _ = run(8, 0, 300, False)
+    prev = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        part, _ = run(8, 100, 250, False)
+    finally:
+        numba.set_num_threads(prev)
+    assert np.array_equal(part, full[100:250], equal_nan=True)
+
+
+def test_estimate_and_jackknife_unchanged(scores: np.ndarray) -> None:
+    a = booteval.ci(scores, seed=0, n_resamples=500)
+    b = booteval.ci(scores, seed=0, n_resamples=500, engine="numba")
+    assert a.estimate == b.estimate
+    assert np.array_equal(a.jackknife, b.jackknife)
+    assert b.design == a.design + ", numba engine"
+    assert "numba" not in a.design
+    assert not np.array_equal(a.distribution, b.distribution)  # its own streams
+    assert booteval.ci(scores, seed=0, n_resamples=500, engine="numpy").low == a.low
+
+
+# ------------------------------------------------------------------------------ fallbacks
+
+
+@pytest.mark.parametrize(
+    ("data", "kwargs", "reason"),
+    [
+        ((np.arange(40.0) % 7,), {"strata": np.arange(40) % 2}, "stratified"),
+        ((np.arange(40.0) % 7,), {"clusters": np.arange(40) // 4}, "clustered"),
+        ((np.arange(40) % 2,), {}, "compressed"),
+        ((np.arange(40) % 2, np.arange(40) % 3 == 0), {"metric": "accuracy"}, "compressed"),
+        ((np.arange(40.0) % 7,), {"metric": lambda x: float(np.median(x))}, "no compiled kernel"),
+        (
+            (np.arange(40) % 2, np.arange(40.0) % 9),
+            {"metric": "roc_auc", "method": "studentized", "n_inner": 5},
+            "nested bootstrap",
+        ),
+    ],
+)
+def test_falls_back_to_numpy_with_a_note(data: tuple, kwargs: dict, reason: str) -> None:
+    kw = {"n_resamples": 200, "seed": 1, "method": "percentile", **kwargs}
+    a = booteval.ci(*data, **kw)
+    b = booteval.ci(*data, engine="numba", **kw)
+    assert np.array_equal(a.distribution, b.distribution)
+    assert b.design == a.design
+    assert any("NumPy engine was used" in note and reason in note for note in b.notes)
+    assert not any("numba" in note for note in a.notes)
+
+
+def test_error_without_numba(monkeypatch: pytest.MonkeyPatch, scores: np.ndarray) -> None:
+    monkeypatch.setitem(sys.modules, "numba", None)  # import numba -> ImportError
+    monkeypatch.delitem(sys.modules, "booteval._kernels")
+    monkeypatch.delattr(booteval, "_kernels", raising=False)
+    with pytest.raises(InvalidInputError, match=r"engine.*numba.*booteval\[fast\]"):
+        booteval.ci(scores, seed=0, n_resamples=50, engine="numba")
+    # the default engine needs no numba
+    r = booteval.ci(scores, seed=0, n_resamples=50, method="percentile")
+    assert r.distribution.size == 50
+
+
+def test_rejects_unknown_engine(scores: np.ndarray) -> None:
+    with pytest.raises(InvalidInputError, match="engine"):
+        booteval.ci(scores, seed=0, engine="cuda")
+
+
+def test_auc_passes_agree(ranking: tuple[np.ndarray, np.ndarray]) -> None:
+    y, s = ranking
+    ev, _ = _bound("roc_auc", y, s)
+    bounds = K.auc_bounds(ev)
+    code = (ev.groups.pos[ev.groups.order]).astype(np.int8)
+    code[bounds[0:-1:2]] += 2
+    k0, k1 = K.stream_key(4)
+    a, b = np.empty(50), np.empty(50)
+    K._auc_kernel(bounds, k0, k1, np.int64(0), np.int64(3), a)
+    K._auc_rows_kernel(code, k0, k1, np.int64(0), np.int64(5), b)
+    assert np.array_equal(a, b, equal_nan=True)
