@@ -19,6 +19,7 @@ jackknife is the total minus each unit's sums, in closed form.
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -28,7 +29,15 @@ import scipy.sparse as sp
 
 from ..design import Design
 
-__all__ = ["Evaluator", "Metric", "SumEvaluator", "row_sum", "safe_divide", "unit_sums"]
+__all__ = [
+    "Evaluator",
+    "Metric",
+    "RowLevelEvaluator",
+    "SumEvaluator",
+    "row_sum",
+    "safe_divide",
+    "unit_sums",
+]
 
 # rows of the jackknife computed at once (bounds memory for wide statistics)
 _JACK_CHUNK = 1 << 14
@@ -79,6 +88,24 @@ class Evaluator(ABC):
     def standard_errors(self, unit_weights: np.ndarray) -> np.ndarray:
         """Analytic standard error of the metric within each replicate."""
         raise NotImplementedError(f"{type(self).__name__} has no analytic standard error")
+
+
+class RowLevelEvaluator(Evaluator):
+    """An evaluator that reads row-level weights and keeps only data-derived state.
+
+    Such an evaluator can be resampled under any other row-level design over
+    the same rows by sharing that state; compressed designs (cells of
+    interchangeable rows) carry no row weights, so they are not supported.
+    """
+
+    def with_design(self, design: Design) -> Evaluator | None:
+        """This evaluator under another row-level design over the same rows, or ``None``."""
+        if design.compressed or design.n_rows != self.n_rows:
+            return None
+        new = copy.copy(self)
+        new.design = design
+        new.n_units = design.n_units
+        return new
 
 
 class Metric(ABC):

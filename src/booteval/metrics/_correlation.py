@@ -36,7 +36,6 @@ Jackknife (leave one resampling unit out), all exact:
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator
 from typing import ClassVar
 
@@ -45,7 +44,7 @@ import numpy as np
 from .._errors import InvalidInputError
 from .._validation import as_float_array, check_same_length
 from ..design import Design
-from ._base import Evaluator, Metric, SumEvaluator
+from ._base import Evaluator, Metric, RowLevelEvaluator, SumEvaluator
 
 __all__ = ["METRICS", "Kendall", "Pearson", "Spearman"]
 
@@ -244,7 +243,7 @@ def _pearson_from_sums(s: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
-class _RankEvaluator(Evaluator):
+class _RankEvaluator(RowLevelEvaluator):
     """Shared replicate machinery: chunks of row weights through ``_chunk``."""
 
     def __init__(self, x: np.ndarray, y: np.ndarray, design: Design) -> None:
@@ -252,19 +251,6 @@ class _RankEvaluator(Evaluator):
         self.design = design
         self.gx = _TieGroups(x)
         self.gy = _TieGroups(y)
-
-    def with_design(self, design: Design) -> Evaluator | None:
-        """This evaluator resampled under another row-level design over the same rows.
-
-        The sorted structures depend on the data only and are shared. Compressed
-        designs (cells of interchangeable rows) are not supported: ``None``.
-        """
-        if design.compressed or design.n_rows != self.n_rows:
-            return None
-        new = copy.copy(self)
-        new.design = design
-        new.n_units = design.n_units
-        return new
 
     def _chunk(self, w: np.ndarray) -> np.ndarray:
         raise NotImplementedError

@@ -32,7 +32,6 @@ The jackknife (leave one resampling unit out) is exact:
 
 from __future__ import annotations
 
-import copy
 import numbers
 from typing import Any, ClassVar
 
@@ -41,7 +40,7 @@ import numpy as np
 from .._errors import InvalidInputError
 from .._validation import as_float_array, as_label_array, check_same_length
 from ..design import Design
-from ._base import Evaluator, Metric
+from ._base import Evaluator, Metric, RowLevelEvaluator
 
 __all__ = ["METRICS", "AveragePrecision", "RocAuc"]
 
@@ -220,26 +219,13 @@ def _within_cumsum(values: np.ndarray, unit: np.ndarray, first: np.ndarray) -> n
 # --------------------------------------------------------------------------------------------
 
 
-class _RankingEvaluator(Evaluator):
+class _RankingEvaluator(RowLevelEvaluator):
     """Shared replicate machinery for the ranking metrics."""
 
     def __init__(self, pos: np.ndarray, score: np.ndarray, design: Design) -> None:
         super().__init__(design.n_rows, design.n_units)
         self.design = design
         self.groups = _ScoreGroups(pos, score)
-
-    def with_design(self, design: Design) -> Evaluator | None:
-        """This evaluator resampled under another row-level design over the same rows.
-
-        The sorted structures depend on the data only and are shared. Compressed
-        designs (cells of interchangeable rows) are not supported: ``None``.
-        """
-        if design.compressed or design.n_rows != self.n_rows:
-            return None
-        new = copy.copy(self)
-        new.design = design
-        new.n_units = design.n_units
-        return new
 
     @staticmethod
     def _stat(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
