@@ -51,6 +51,7 @@ FULL = {
     "roc_auc": {"n": 100_000, "B": 10_000},
     "paired_accuracy": {"n": 1_000_000, "B": 10_000},
     "cluster_mean": {"n": 1_000_000, "B": 10_000},
+    "paired_bleu": {"n": 10_000, "B": 10_000},
 }
 QUICK = {
     "macro_f1": {"n": 10_000, "B": 1_000},
@@ -60,7 +61,12 @@ QUICK = {
     "roc_auc": {"n": 5_000, "B": 1_000},
     "paired_accuracy": {"n": 100_000, "B": 1_000},
     "cluster_mean": {"n": 100_000, "B": 1_000},
+    "paired_bleu": {"n": 2_000, "B": 1_000},
 }
+# the bounded-memory check: booteval alone, each workload in a fresh process
+MEMORY_FULL = {"n": 1_000_000, "n_bleu": 100_000, "B": 10_000}
+MEMORY_QUICK = {"n": 100_000, "n_bleu": 10_000, "B": 1_000}
+GIB = 1024.0
 # scipy's ``batch`` (replicates per vectorized call), chosen so a batch fits easily in memory
 SCIPY_BATCH = {
     "macro_f1": 200,
@@ -233,6 +239,8 @@ class Row:
     extrapolated: bool = False
     agreement_z: float | None = None
     note: str = ""
+    fast_s: float | None = None  # booteval with engine="numba"
+    fast_mib: float | None = None
 
     @property
     def ratio(self) -> float | None:
@@ -240,9 +248,16 @@ class Row:
             return None
         return self.peer_s / self.booteval_s
 
+    @property
+    def ratio_fast(self) -> float | None:
+        if self.peer_s is None or not self.fast_s:
+            return None
+        return self.peer_s / self.fast_s
+
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d["ratio"] = self.ratio
+        d["ratio_fast"] = self.ratio_fast
         return d
 
 
@@ -460,22 +475,81 @@ def sklearn_loop_peer(
 
 
 # --------------------------------------------------------------------------- workloads
-#: booteval's engine for ``ci`` workloads (``--engine``)
-ENGINE = "numpy"
+#: booteval's engines to time (``--engine``): the NumPy engine always; the optional
+#: compiled engine as well ("both") on the workloads it covers (iid, not compressed)
+ENGINE = "both"
+NUMBA_WORKLOADS = ("mean_bca", "mean_percentile", "roc_auc")
 
 
-def _bt(meter: Meter, *data: np.ndarray, **kwargs: Any) -> tuple[Any, float, float]:
-    if ENGINE != "numpy":
-        kwargs["engine"] = ENGINE
-        booteval.ci(
-            *data,
-            n_resamples=100,
-            seed=SEED,
-            **{k: v for k, v in kwargs.items() if k != "n_resamples"},
-        )  # compile the kernels outside the timing
-    return meter(
-        lambda: booteval.ci(*data, confidence_level=CONFIDENCE, seed=SEED, **kwargs), separate=True
-    )
+def make_paired(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    y_true, pred_a = make_binary(n, seed=5)
+    rng = np.random.default_rng(6)
+    pred_b = np.where(rng.random(n) < 0.3, y_true, pred_a)  # B fixes some of A's errors
+    return y_true, pred_a, pred_b
+
+
+def make_clustered(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Scores with a shared effect per cluster; n/10 clusters (sorted cluster ids)."""
+    rng = np.random.default_rng(7)
+    g = np.sort(rng.integers(0, n // 10, n))
+    x = rng.normal(size=int(g.max()) + 1)[g] + rng.normal(size=n)
+    return x, g
+
+
+def job(name: str, n: int) -> tuple[tuple[np.ndarray, ...], Callable[..., Any]]:
+    """A workload's data, and ``call(B, engine)`` running booteval on it."""
+    if name == "paired_accuracy":
+        data = make_paired(n)
+
+        def compare(B: int, engine: str) -> Any:
+            return booteval.compare(
+                *data, metric="accuracy", method="percentile", n_resamples=B,
+                confidence_level=CONFIDENCE, seed=SEED,
+            )  # fmt: skip
+
+        return data, compare
+    if name == "cluster_mean":
+        data = make_clustered(n)
+        args, kwargs = data[:1], {"clusters": data[1], "method": "percentile"}
+    else:
+        maker, kwargs = {
+            "macro_f1": (lambda: make_labels(n, seed=1),
+                         {"metric": "f1", "metric_kwargs": {"average": "macro"}, "method": "bca"}),
+            "mean_bca": (lambda: (make_scores(n, seed=2),), {"method": "bca"}),
+            "mean_percentile": (lambda: (make_scores(n, seed=2),), {"method": "percentile"}),
+            "accuracy": (lambda: make_binary(n, seed=3),
+                         {"metric": "accuracy", "method": "percentile"}),
+            "roc_auc": (lambda: make_ranking(n, seed=4), {"metric": "roc_auc", "method": "bca"}),
+        }[name]  # fmt: skip
+        data = args = maker()
+
+    def ci(B: int, engine: str) -> Any:
+        return booteval.ci(
+            *args, n_resamples=B, confidence_level=CONFIDENCE, seed=SEED, engine=engine, **kwargs
+        )
+
+    return data, ci
+
+
+@dataclass
+class Timed:
+    """booteval's result, time and memory; and the compiled engine's where it was run."""
+
+    result: Any
+    seconds: float
+    mib: float
+    fast_seconds: float | None = None
+    fast_mib: float | None = None
+
+
+def _bt(meter: Meter, name: str, call: Callable[[int, str], Any], B: int) -> Timed:
+    res, secs, mib = meter(lambda: call(B, "numpy"), separate=True)
+    out = Timed(res, secs, mib)
+    if ENGINE == "both" and name in NUMBA_WORKLOADS:
+        call(100, "numba")  # compile the kernels outside the timing
+        fast, out.fast_seconds, out.fast_mib = meter(lambda: call(B, "numba"), separate=True)
+        assert "numba engine" in fast.describe(), fast.notes
+    return out
 
 
 def _rows(
@@ -483,14 +557,14 @@ def _rows(
     method: str,
     n: int,
     B: int,
-    bt: Any,
-    secs: float,
-    mib: float,
+    t: Timed,
     peers: list[tuple[str, PeerOutcome | str]],
 ) -> list[Row]:
     out = []
+    bt = t.result
     for name, p in peers:
-        row = Row(workload, method, name, n, B, bt.estimate, secs, mib, (bt.low, bt.high))
+        row = Row(workload, method, name, n, B, bt.estimate, t.seconds, t.mib, (bt.low, bt.high))
+        row.fast_s, row.fast_mib = t.fast_seconds, t.fast_mib
         if isinstance(p, str):
             row.note = p
         else:
@@ -511,20 +585,13 @@ def _rows(
 def wl_macro_f1(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
     from sklearn.metrics import f1_score
 
-    y_true, y_pred = make_labels(n, seed=1)
+    (y_true, y_pred), call = job("macro_f1", n)
     ref = f1_score(y_true, y_pred, average="macro")
     mine = float(macro_f1_stat(y_true, y_pred))
     assert math.isclose(mine, ref, rel_tol=1e-12, abs_tol=1e-12), (mine, ref)
-    bt, secs, mib = _bt(
-        meter,
-        y_true,
-        y_pred,
-        metric="f1",
-        metric_kwargs={"average": "macro"},
-        method="bca",
-        n_resamples=B,
-    )
-    assert math.isclose(bt.estimate, ref, rel_tol=1e-12, abs_tol=1e-12), (bt.estimate, ref)
+    t = _bt(meter, "macro_f1", call, B)
+    est = t.result.estimate
+    assert math.isclose(est, ref, rel_tol=1e-12, abs_tol=1e-12), (est, ref)
     peers: list[tuple[str, PeerOutcome | str]] = [
         (
             "scipy.stats.bootstrap",
@@ -541,17 +608,17 @@ def wl_macro_f1(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
         ),
         ("confidenceinterval", confidenceinterval_peer(meter, y_true, y_pred, B, cap)),
     ]
-    return _rows("macro_f1", "bca", n, B, bt, secs, mib, peers)
+    return _rows("macro_f1", "bca", n, B, t, peers)
 
 
 def _wl_mean(name: str, method: str, meter: Meter, n: int, B: int, cap: float) -> list[Row]:
-    x = make_scores(n, seed=2)
-    bt, secs, mib = _bt(meter, x, method=method.lower(), n_resamples=B)
-    assert math.isclose(bt.estimate, float(np.mean(x)), rel_tol=1e-12)
+    (x,), call = job(name, n)
+    t = _bt(meter, name, call, B)
+    assert math.isclose(t.result.estimate, float(np.mean(x)), rel_tol=1e-12)
     peer = scipy_peer(
         meter, (x,), np.mean, paired=False, method=method, B=B, batch=SCIPY_BATCH[name], cap_s=cap
     )
-    return _rows(name, method.lower(), n, B, bt, secs, mib, [("scipy.stats.bootstrap", peer)])
+    return _rows(name, method.lower(), n, B, t, [("scipy.stats.bootstrap", peer)])
 
 
 def wl_mean_bca(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
@@ -563,11 +630,9 @@ def wl_mean_percentile(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
 
 
 def wl_accuracy(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
-    y_true, y_pred = make_binary(n, seed=3)
-    bt, secs, mib = _bt(
-        meter, y_true, y_pred, metric="accuracy", method="percentile", n_resamples=B
-    )
-    assert math.isclose(bt.estimate, float(accuracy_stat(y_true, y_pred)), rel_tol=1e-12)
+    (y_true, y_pred), call = job("accuracy", n)
+    t = _bt(meter, "accuracy", call, B)
+    assert math.isclose(t.result.estimate, float(accuracy_stat(y_true, y_pred)), rel_tol=1e-12)
     peer = scipy_peer(
         meter,
         (y_true, y_pred),
@@ -578,19 +643,17 @@ def wl_accuracy(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
         batch=SCIPY_BATCH["accuracy"],
         cap_s=cap,
     )
-    return _rows("accuracy", "percentile", n, B, bt, secs, mib, [("scipy.stats.bootstrap", peer)])
+    return _rows("accuracy", "percentile", n, B, t, [("scipy.stats.bootstrap", peer)])
 
 
 def wl_roc_auc(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
-    if "roc_auc" not in booteval.list_metrics():
-        raise _Skip("booteval has no 'roc_auc' metric registered yet")
     from sklearn.metrics import roc_auc_score
 
-    y_true, y_score = make_ranking(n, seed=4)
+    (y_true, y_score), call = job("roc_auc", n)
     ref = roc_auc_score(y_true, y_score)
     assert math.isclose(float(auc_stat(y_true, y_score)), ref, rel_tol=1e-12), ref
-    bt, secs, mib = _bt(meter, y_true, y_score, metric="roc_auc", method="bca", n_resamples=B)
-    assert math.isclose(bt.estimate, ref, rel_tol=1e-12), (bt.estimate, ref)
+    t = _bt(meter, "roc_auc", call, B)
+    assert math.isclose(t.result.estimate, ref, rel_tol=1e-12), (t.result.estimate, ref)
     peers: list[tuple[str, PeerOutcome | str]] = [
         (
             "scipy.stats.bootstrap",
@@ -610,7 +673,7 @@ def wl_roc_auc(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
             sklearn_loop_peer(meter, y_true, y_score, B, b_loop=min(B, max(50, B // 50))),
         ),
     ]
-    return _rows("roc_auc", "bca", n, B, bt, secs, mib, peers)
+    return _rows("roc_auc", "bca", n, B, t, peers)
 
 
 def paired_accuracy_stat(
@@ -621,18 +684,11 @@ def paired_accuracy_stat(
 
 
 def wl_paired_accuracy(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
-    y_true, pred_a = make_binary(n, seed=5)
-    rng = np.random.default_rng(6)
-    pred_b = np.where(rng.random(n) < 0.3, y_true, pred_a)  # B fixes some of A's errors
+    (y_true, pred_a, pred_b), call = job("paired_accuracy", n)
     ref = float(paired_accuracy_stat(y_true, pred_a, pred_b))
-    bt, secs, mib = meter(
-        lambda: booteval.compare(
-            y_true, pred_a, pred_b, metric="accuracy", method="percentile", n_resamples=B,
-            confidence_level=CONFIDENCE, seed=SEED,
-        ),
-        separate=True,
-    )  # fmt: skip
-    assert math.isclose(bt.difference, ref, rel_tol=1e-9, abs_tol=1e-12), (bt.difference, ref)
+    t = _bt(meter, "paired_accuracy", call, B)
+    diff = t.result.difference
+    assert math.isclose(diff, ref, rel_tol=1e-9, abs_tol=1e-12), (diff, ref)
     peer = scipy_peer(
         meter,
         (y_true, pred_a, pred_b),
@@ -643,19 +699,15 @@ def wl_paired_accuracy(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
         batch=SCIPY_BATCH["paired_accuracy"],
         cap_s=cap,
     )
-    return _rows(
-        "paired_accuracy", "percentile", n, B, bt, secs, mib, [("scipy.stats.bootstrap", peer)]
-    )
+    return _rows("paired_accuracy", "percentile", n, B, t, [("scipy.stats.bootstrap", peer)])
 
 
 def wl_cluster_mean(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
     """Cluster bootstrap of a mean with n/10 clusters: booteval vs arch and a naive loop."""
-    rng = np.random.default_rng(7)
-    g = np.sort(rng.integers(0, n // 10, n))
+    (x, g), call = job("cluster_mean", n)
     n_clusters = int(g.max()) + 1
-    x = rng.normal(size=n_clusters)[g] + rng.normal(size=n)
-    bt, secs, mib = _bt(meter, x, clusters=g, method="percentile", n_resamples=B)
-    assert math.isclose(bt.estimate, float(np.mean(x)), rel_tol=1e-9)
+    t = _bt(meter, "cluster_mean", call, B)
+    assert math.isclose(t.result.estimate, float(np.mean(x)), rel_tol=1e-9)
     sums = np.bincount(g, weights=x)
     sizes = np.bincount(g).astype(float)
     peers: list[tuple[str, PeerOutcome | str]] = []
@@ -697,7 +749,29 @@ def wl_cluster_mean(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
                      b_loop, extrapolated=True,
                      note=f"extrapolated: {b_loop} replicates x{B / b_loop:g}"))
     )  # fmt: skip
-    return _rows("cluster_mean", "percentile", n, B, bt, secs, mib, peers)
+    return _rows("cluster_mean", "percentile", n, B, t, peers)
+
+
+def wl_paired_bleu(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
+    """W7: each tool in a fresh subprocess (``bench_text.py``), peak memory as RSS increase."""
+    import bench_text
+
+    bt, sb = bench_text.run_child("booteval", n, B), bench_text.run_child("sacrebleu", n, B)
+    for r in (bt, sb):
+        if "error" in r:
+            raise RuntimeError(f"{r['tool']}: {r['error']}")
+    row = Row(
+        "paired_bleu", "percentile", "sacrebleu paired bootstrap", n, B, bt["bleu_b"],
+        bt["seconds"], bt["peak_mib"] - bt["base_mib"], tuple(bt["ci_b"]),
+        peer_s=sb["seconds"], peer_mib=sb["peak_mib"] - sb["base_mib"],
+        peer_ci=tuple(sb["ci_b"]), peer_method="percentile", peer_B_run=B,
+        note=(
+            f"BLEU of system B and its interval; both times include sacrebleu's sentence "
+            f"statistics ({bt['stats_seconds']:.2f} s of booteval's); memory: peak RSS increase "
+            "in a fresh process"
+        ),
+    )  # fmt: skip
+    return [row]
 
 
 class _Skip(Exception):
@@ -712,6 +786,25 @@ WORKLOADS: dict[str, Callable[[Meter, int, int, float], list[Row]]] = {
     "roc_auc": wl_roc_auc,
     "paired_accuracy": wl_paired_accuracy,
     "cluster_mean": wl_cluster_mean,
+    "paired_bleu": wl_paired_bleu,
+}
+#: the issue's workload ids, and the bar each peer's ratio must reach (peer s / booteval s)
+IDS = {
+    "mean_percentile": "W1", "mean_bca": "W1", "accuracy": "W2", "roc_auc": "W3",
+    "macro_f1": "W4", "paired_accuracy": "W5", "cluster_mean": "W6", "paired_bleu": "W7",
+}  # fmt: skip
+BARS = {
+    ("mean_percentile", "scipy.stats.bootstrap"): 3,
+    ("mean_bca", "scipy.stats.bootstrap"): 30,
+    ("accuracy", "scipy.stats.bootstrap"): 1000,
+    ("roc_auc", "scipy.stats.bootstrap"): 30,
+    ("roc_auc", "sklearn roc_auc_score loop"): 50,
+    ("macro_f1", "scipy.stats.bootstrap"): 300,
+    ("macro_f1", "confidenceinterval"): 300,
+    ("paired_accuracy", "scipy.stats.bootstrap"): 1000,
+    ("cluster_mean", "arch IIDBootstrap (per-cluster sums)"): 1,
+    ("cluster_mean", "naive loop over clusters"): 50,
+    ("paired_bleu", "sacrebleu paired bootstrap"): 10,
 }
 
 
@@ -782,6 +875,122 @@ def markdown_table(rows: list[Row]) -> str:
             r.note.replace("|", "/"),
         ]
         lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _fmt_ratio(ratio: float | None, approx: bool) -> str:
+    if ratio is None:
+        return "-"
+    out = f"{ratio:,.0f}x" if ratio >= 100 else f"{ratio:.3g}x"
+    return ("~" if approx else "") + out
+
+
+def summary_table(rows: list[Row]) -> str:
+    """One line per (workload, peer): times, ratios against the issue's bar, peak memory."""
+    head = [
+        "id", "workload", "n", "peer", "booteval s", "booteval s (numba)", "peer s",
+        "ratio", "ratio (numba)", "bar", "met", "booteval MiB", "peer MiB",
+    ]  # fmt: skip
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] * len(head)) + "|"]
+    for r in rows:
+        bar = BARS.get((r.workload, r.peer))
+        best = max((x for x in (r.ratio, r.ratio_fast) if x is not None), default=None)
+        if bar is None or best is None:
+            met = "-"
+        elif r.ratio is not None and r.ratio >= bar:
+            met = "yes"
+        elif best >= bar:
+            met = "yes (numba)"
+        else:
+            met = "**no**"
+        cells = [
+            IDS.get(r.workload, ""),
+            f"{r.workload} ({r.method})",
+            f"{r.n:,}",
+            r.peer,
+            _fmt_s(r.booteval_s, False),
+            _fmt_s(r.fast_s, False),
+            _fmt_s(r.peer_s, r.extrapolated),
+            _fmt_ratio(r.ratio, r.extrapolated),
+            _fmt_ratio(r.ratio_fast, r.extrapolated),
+            "-" if bar is None else f">= {bar:,}x",
+            met,
+            _fmt_mib(r.booteval_mib) + ("" if r.fast_mib is None else f" / {_fmt_mib(r.fast_mib)}"),
+            _fmt_mib(r.peer_mib),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- bounded memory
+def child_memory(name: str, n: int, B: int, engine: str) -> dict[str, Any]:
+    """Run one booteval workload in this (fresh) process; its time and peak RSS."""
+    _, call = job(name, n)
+    call(min(B, 100), engine)  # warm-up, and JIT compilation for numba
+    gc.collect()
+    base = _proc_status_kib("VmRSS") / 1024
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = call(B, engine)
+    secs = time.perf_counter() - t0
+    if engine != "numpy":
+        assert "numba engine" in res.describe(), res.notes
+    # VmHWM: this address space's peak RSS (ru_maxrss would carry the parent's over exec)
+    peak = _proc_status_kib("VmHWM") / 1024
+    return {"name": name, "n": n, "B": B, "engine": engine, "seconds": secs,
+            "peak_mib": peak, "base_mib": base}  # fmt: skip
+
+
+def memory_check(names: list[str], sizes: dict[str, int]) -> list[dict[str, Any]]:
+    """Each workload at ``sizes["n"]`` rows (BLEU: ``n_bleu`` sentences), in a fresh process."""
+    import subprocess
+
+    import bench_text
+
+    out = []
+    for name in names:
+        B = sizes["B"]
+        if name == "paired_bleu":
+            n = sizes["n_bleu"]
+            print(f"[{time.strftime('%H:%M:%S')}] memory: {name}, n={n:,}", flush=True)
+            r = bench_text.run_child("booteval", n, B)
+            r.update(name=name, engine="numpy")
+            out.append(r)
+            continue
+        n = sizes["n"]
+        engines = ["numpy"] + (["numba"] if ENGINE == "both" and name in NUMBA_WORKLOADS else [])
+        for engine in engines:
+            print(f"[{time.strftime('%H:%M:%S')}] memory: {name}, n={n:,}, {engine}", flush=True)
+            cmd = [sys.executable, os.path.abspath(__file__), "--child", name, str(n), str(B),
+                   engine]  # fmt: skip
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            if proc.returncode != 0:
+                err = (proc.stderr.strip().splitlines() or ["?"])[-1]
+                out.append({"name": name, "n": n, "B": B, "engine": engine, "error": err})
+                continue
+            out.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    return out
+
+
+def memory_table(results: list[dict[str, Any]]) -> str:
+    head = (
+        "| id | workload | n | B | engine | booteval s | peak RSS MiB "
+        "| of which before the call | under 1 GiB |"
+    )
+    lines = [head, "|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        first = (
+            f"| {IDS.get(r['name'], '')} | {r['name']} | {r['n']:,} | {r['B']:,} | {r['engine']}"
+        )
+        if "error" in r:
+            lines.append(f"{first} | failed: {r['error']} | | | **no** |")
+            continue
+        ok = "yes" if r["peak_mib"] < GIB else "**no**"
+        lines.append(
+            f"{first} | {_fmt_s(r['seconds'], False)} | {r['peak_mib']:.0f} "
+            f"| {r['base_mib']:.0f} | {ok} |"
+        )
     return "\n".join(lines)
 
 
@@ -882,11 +1091,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", metavar="PATH", help="also save machine info and rows as JSON")
     ap.add_argument(
         "--engine",
-        choices=("numpy", "numba"),
-        default="numpy",
-        help="booteval's engine for the ci workloads (numba: the optional compiled kernels; "
-        "JIT compilation happens before timing)",
+        choices=("numpy", "both"),
+        default="both",
+        help="time booteval's NumPy engine only, or also the optional compiled engine "
+        "(engine='numba', on the workloads it covers; JIT compilation before timing; "
+        "default: both when numba is importable)",
     )
+    ap.add_argument(
+        "--skip-memory",
+        action="store_true",
+        help="skip the bounded-memory check (each workload at 1,000,000 rows, BLEU at "
+        "100,000 sentences, B = 10,000, in a fresh process)",
+    )
+    ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     ap.add_argument(
         "--max-peer-seconds",
         type=float,
@@ -901,9 +1118,17 @@ def main(argv: list[str] | None = None) -> int:
         help="peak-memory measure (see Meter; default tracemalloc)",
     )
     args = ap.parse_args(argv)
+    if args.child:
+        name, n, b, engine = args.child
+        print(json.dumps(child_memory(name, int(n), int(b), engine)))
+        return 0
 
     global ENGINE
     ENGINE = args.engine
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        ENGINE = "numpy"
     sizes = QUICK if args.quick else FULL
     names = args.only or list(WORKLOADS)
     meter = Meter(args.memory)
@@ -956,13 +1181,31 @@ def main(argv: list[str] | None = None) -> int:
         f"\n## Results ({'quick' if args.quick else 'full'} run, "
         f"{time.perf_counter() - t_all:.0f} s in all)\n"
     )
+    print(summary_table(rows))
+    print(
+        "\nratio = peer seconds / booteval seconds (>1: booteval faster; ~: the peer's time is "
+        "extrapolated, see the notes below); bar: the speed issue's; MiB: peak memory of the "
+        f"call ({meter.method}; paired_bleu: peak RSS increase in a fresh process; booteval: "
+        "NumPy / numba engine)\n\n### Details\n"
+    )
     print(markdown_table(rows))
     for name, why in skipped.items():
         print(f"\n- {name} skipped: {why}")
     print(
-        "\nratio = peer seconds / booteval seconds (>1: booteval faster). diff/sd_MC: largest "
-        "endpoint difference over its Monte Carlo standard deviation (< ~3: agreement)."
+        "\ndiff/sd_MC: largest endpoint difference over its Monte Carlo standard deviation "
+        "(< ~3: agreement)."
     )
+    memory: list[dict[str, Any]] = []
+    if not args.skip_memory:
+        sizes_m = MEMORY_QUICK if args.quick else MEMORY_FULL
+        print(f"\n## Bounded memory ({time.strftime('%H:%M:%S')})\n", flush=True)
+        memory = memory_check(names, sizes_m)
+        print()
+        print(memory_table(memory))
+        print(
+            "\npeak RSS: the whole process's (VmHWM: interpreter, imports, data and the "
+            "call), each workload in a fresh process after a 100-resample warm-up."
+        )
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(
@@ -971,6 +1214,7 @@ def main(argv: list[str] | None = None) -> int:
                     "quick": args.quick,
                     "rows": [r.to_json() for r in rows],
                     "skipped": skipped,
+                    "memory": memory,
                 },
                 fh,
                 indent=2,
