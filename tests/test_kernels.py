@@ -251,6 +251,36 @@ def test_error_without_numba(monkeypatch: pytest.MonkeyPatch, scores: np.ndarray
     assert r.distribution.size == 50
 
 
+@pytest.mark.parametrize("method", ["percentile", "bca"])
+def test_auto_uses_the_kernels_where_they_apply(scores: np.ndarray, method: str) -> None:
+    kw = {"n_resamples": 300, "seed": 4, "method": method}
+    auto = booteval.ci(scores, engine="auto", **kw)
+    fast = booteval.ci(scores, engine="numba", **kw)
+    assert np.array_equal(auto.distribution, fast.distribution)
+    assert (auto.low, auto.high, auto.design) == (fast.low, fast.high, fast.design)
+    assert "numba engine" in auto.design
+
+
+def test_auto_falls_back_to_numpy_silently() -> None:
+    # discrete rows are resampled as cells by the NumPy engine: no kernel, no note
+    y, p = np.arange(60) % 2, np.arange(60) % 3 == 0
+    kw = {"metric": "accuracy", "n_resamples": 200, "seed": 2}
+    auto = booteval.ci(y, p, engine="auto", **kw)
+    plain = booteval.ci(y, p, **kw)
+    assert np.array_equal(auto.distribution, plain.distribution)
+    assert auto.design == plain.design and auto.notes == plain.notes
+
+
+def test_auto_without_numba(monkeypatch: pytest.MonkeyPatch, scores: np.ndarray) -> None:
+    expected = booteval.ci(scores, seed=0, n_resamples=80)
+    monkeypatch.setitem(sys.modules, "numba", None)  # import numba -> ImportError
+    monkeypatch.delitem(sys.modules, "booteval._kernels")
+    monkeypatch.delattr(booteval, "_kernels", raising=False)
+    r = booteval.ci(scores, seed=0, n_resamples=80, engine="auto")
+    assert np.array_equal(r.distribution, expected.distribution)
+    assert r.design == expected.design and r.notes == expected.notes
+
+
 def test_rejects_unknown_engine(scores: np.ndarray) -> None:
     with pytest.raises(InvalidInputError, match="engine"):
         booteval.ci(scores, seed=0, engine="cuda")

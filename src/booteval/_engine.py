@@ -35,8 +35,9 @@ __all__ = [
 
 UNDEFINED_POLICIES = ("drop", "raise")
 #: ``"numpy"``: PCG64 blocks of unit counts (the default); ``"numba"``: the optional
-#: compiled kernels of :mod:`booteval._kernels`, with their own per-replicate streams
-ENGINES = ("numpy", "numba")
+#: compiled kernels of :mod:`booteval._kernels`, with their own per-replicate streams;
+#: ``"auto"``: the compiled kernels where numba is installed and has one, else NumPy
+ENGINES = ("numpy", "numba", "auto")
 #: ``on_undefined="drop"`` warns when more than this fraction of replicates is undefined
 UNDEFINED_WARN_FRACTION = 0.01
 
@@ -150,19 +151,24 @@ def _inner_rng(seed: int, b: int) -> np.random.Generator:
 def compiled_runner(
     evaluator: Evaluator, design: Design, engine: str, *, want_se: bool = False
 ) -> tuple[object | None, str | None]:
-    """The compiled runner for ``engine="numba"``, or ``None`` and the reason it does not apply.
+    """The compiled runner for ``engine="numba"``/``"auto"``, or ``None`` and why not.
 
-    Raises :class:`InvalidInputError` when ``engine="numba"`` and numba cannot be
-    imported: falling back silently would change the numbers for the same seed.
+    ``engine="numba"`` raises :class:`InvalidInputError` when numba cannot be
+    imported (falling back silently would change the numbers for the same seed)
+    and returns a note when there is no kernel for this case; ``engine="auto"``
+    takes the NumPy engine in both cases without a note (the result's design
+    says which engine ran).
     """
     if engine == "numpy":
         return None, None
     try:
         from . import _kernels
     except ImportError as exc:
+        if engine == "auto":
+            return None, None
         raise InvalidInputError(
             "engine",
-            "'numpy', or 'numba' with the optional numba package installed",
+            "'numpy', 'auto', or 'numba' with the optional numba package installed",
             f"'numba', but numba cannot be imported ({exc})",
             'Install it with pip install "booteval[fast]", or use engine="numpy".',
         ) from None
@@ -173,6 +179,8 @@ def compiled_runner(
         reason = "the compiled engine has no nested bootstrap for a studentized interval"
     else:
         return runner, None
+    if engine == "auto":
+        return None, None
     return None, (
         f"engine='numba' was requested, but {reason}: the NumPy engine was used, whose "
         "replicates differ from the compiled engine's for the same seed"

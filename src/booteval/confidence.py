@@ -97,7 +97,7 @@ def ci(
     workers : int, optional
         Threads for the resampling (default: all cores). The result does not
         depend on it. Callable metrics always run on one thread.
-    engine : {"numpy", "numba"}
+    engine : {"numpy", "numba", "auto"}
         ``"numpy"`` (default) draws the resamples with NumPy. ``"numba"`` uses
         the optional compiled kernels (``pip install "booteval[fast]"``), which
         draw and accumulate each replicate in one pass: several times faster for
@@ -108,7 +108,11 @@ def ci(
         recorded in ``result.design``. Where it has no kernel (strata, clusters,
         discrete data resampled as cells, other metrics, a nested studentized
         interval) the NumPy engine is used and ``result.notes`` says so; without
-        numba installed, ``"numba"`` is an error.
+        numba installed, ``"numba"`` is an error. ``"auto"`` takes the compiled
+        kernels where numba is installed and has one, and the NumPy engine
+        otherwise, without a note: the fastest engine available, at the price
+        that the numbers for a seed depend on whether numba is installed (as
+        ``result.design`` records).
 
     Returns
     -------
