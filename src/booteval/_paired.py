@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ._codes import dense_codes
 from ._errors import InvalidInputError
 from .design import Design
 from .metrics._base import _COMPRESS_RATIO, Evaluator, Metric
@@ -43,10 +44,10 @@ def align(evaluators: Sequence[Evaluator], design: Design) -> list[Evaluator]:
     if not design.clustered and all(k is not None for k in keys):
         joint = np.zeros(design.n_rows, dtype=np.int64)
         for k in keys:
-            _, code = np.unique(k, return_inverse=True)
-            joint = joint * (int(code.max()) + 1) + code.reshape(-1)
-            _, joint = np.unique(joint, return_inverse=True)  # keep the codes small
-            joint = joint.reshape(-1).astype(np.int64)
+            _, code = dense_codes(k)
+            joint = joint * (int(code.max()) + 1) + code
+            _, joint = dense_codes(joint)  # keep the codes small
+            joint = joint.astype(np.int64)
         cells = design.compress(joint)
         if cells.n_units * _COMPRESS_RATIO <= design.n_units:
             rebound = [ev.with_design(cells) for ev in evs]

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._codes import dense_codes
 from ._errors import InvalidInputError
 
 __all__ = ["Design", "make_design"]
@@ -38,7 +39,7 @@ _FLAT_CELLS = 1 << 16
 def _encode_groups(values: np.ndarray, parameter: str) -> tuple[np.ndarray, int]:
     """Map arbitrary group labels to 0..k-1 codes (first-appearance order not kept)."""
     try:
-        _, codes = np.unique(values, return_inverse=True)
+        _, codes = dense_codes(values)
     except TypeError as exc:  # mixed, unorderable labels
         raise InvalidInputError(
             parameter, "labels of one sortable type (ints or strings)", f"{exc}"
@@ -247,8 +248,7 @@ class Design:
             return self
         strat = self.unit_stratum[self.unit_of_row]
         combo = np.asarray(keys, dtype=np.int64) * self.n_strata + strat
-        _, cell, size = np.unique(combo, return_inverse=True, return_counts=True)
-        cell = cell.reshape(-1).astype(np.intp)
+        _, cell, size = dense_codes(combo, return_counts=True)
         n_cells = size.size
         cell_stratum = np.zeros(n_cells, dtype=np.intp)
         cell_stratum[cell] = strat

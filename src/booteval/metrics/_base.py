@@ -183,6 +183,13 @@ def unit_sums(stats: np.ndarray | sp.spmatrix, design: Design) -> np.ndarray | s
     """
     if not design.clustered and not design.compressed:
         return stats
+    if not sp.issparse(stats):
+        # per-unit sums in row order, as the sparse product below adds them
+        s = np.asarray(stats, dtype=np.float64)
+        out = np.empty((design.n_units, s.shape[1]))
+        for j in range(s.shape[1]):
+            out[:, j] = np.bincount(design.unit_of_row, weights=s[:, j], minlength=design.n_units)
+        return out
     agg = sp.csr_matrix(
         (np.ones(design.n_rows), (design.unit_of_row, np.arange(design.n_rows))),
         shape=(design.n_units, design.n_rows),

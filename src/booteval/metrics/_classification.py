@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
+from .._codes import dense_codes
 from .._errors import InvalidInputError
 from .._validation import as_label_array, check_same_length
 from ..design import Design
@@ -40,14 +41,14 @@ def _encode_pair(
     y_true: np.ndarray, y_pred: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     try:
-        classes = np.unique(np.concatenate([y_true, y_pred]))
+        classes, codes = dense_codes(np.concatenate([y_true, y_pred]))
     except TypeError:
         raise InvalidInputError(
             "y_pred",
             "labels of the same type as `y_true`",
             f"{y_pred.dtype} labels against {y_true.dtype} labels",
         ) from None
-    return classes, np.searchsorted(classes, y_true), np.searchsorted(classes, y_pred)
+    return classes, codes[: y_true.size], codes[y_true.size :]
 
 
 def _check_zero_division(value: object) -> float:

@@ -15,6 +15,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._codes import dense_codes
 from .._validation import as_float_array, check_same_length
 from ..design import Design
 from ._base import Evaluator, Metric, SumEvaluator, safe_divide
@@ -43,10 +44,10 @@ def _value_keys(*columns: np.ndarray) -> np.ndarray | None:
     n = columns[0].size
     codes = []
     for c in columns:
-        uniq, inv = np.unique(c, return_inverse=True)
+        uniq, inv = dense_codes(c)
         if uniq.size * 4 > n:
             return None
-        codes.append((inv.reshape(-1), uniq.size))
+        codes.append((inv, uniq.size))
     key = np.zeros(n, dtype=np.int64)
     for inv, k in codes:
         key = key * k + inv
