@@ -465,3 +465,19 @@ def test_unseeded_run_records_a_seed_that_reproduces_it() -> None:
     r = booteval.ci(x, method="percentile", n_resamples=50)
     again = booteval.ci(x, method="percentile", n_resamples=50, seed=r.seed)
     _same(r, again)
+
+
+@pytest.mark.parametrize("m", [1, 2, 7, 300])
+@pytest.mark.parametrize("compiled", [True, False])
+def test_counting_draws_matches_bincount(
+    monkeypatch: pytest.MonkeyPatch, m: int, compiled: bool
+) -> None:
+    from booteval import design as design_module
+
+    if not compiled:  # the np.bincount fallback
+        monkeypatch.setattr(design_module, "_csr_todense", None)
+    draws = np.random.default_rng(m).integers(0, m, size=(5, m))
+    counts = np.full((5, m), 7.0)  # overwritten, not added to
+    design_module._count(draws, m, counts)
+    expected = np.stack([np.bincount(row, minlength=m) for row in draws])
+    assert np.array_equal(counts, expected)

@@ -21,8 +21,8 @@ def _as_small_ints(v: np.ndarray) -> tuple[np.ndarray, int, int] | None:
     if v.size == 0 or v.dtype.kind not in "biuf":
         return None
     lo_v, hi_v = v.min(), v.max()
-    if v.dtype.kind == "f" and not (np.isfinite(lo_v) and np.isfinite(hi_v)):
-        return None
+    if v.dtype.kind == "f" and not (-(2.0**53) <= lo_v and hi_v <= 2.0**53):
+        return None  # NaN, infinities, or beyond exact integers
     lo, hi = int(lo_v), int(hi_v)
     if hi - lo > _TABLE_RATIO * v.size + 2**16:
         return None

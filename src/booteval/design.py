@@ -36,6 +36,42 @@ _BLOCK_REPLICATES = 1024
 _FLAT_CELLS = 1 << 16
 
 
+try:  # scipy's C++ kernel for CSR -> dense, which adds duplicates and releases the GIL
+    from scipy.sparse._sparsetools import csr_todense as _csr_todense
+except ImportError:  # pragma: no cover - a future scipy without it: np.bincount
+    _csr_todense = None
+
+# the CSR entries' values (all ones), kept between calls up to this many: a fresh
+# multi-MB buffer per call costs more in page faults than the counting itself
+_ONES_KEPT = 1 << 20
+_ones = np.ones(0)
+
+
+def _count(draws: np.ndarray, m: int, out: np.ndarray) -> None:
+    """Write into ``out`` how often each of ``0 .. m-1`` occurs in each row of ``draws``.
+
+    ``out`` is a C-contiguous float64 array of shape ``(rows, m)``. ``np.bincount``
+    holds the GIL, which serializes the worker threads on this, the costliest
+    step of the general path; a CSR matrix of the draws (one entry per draw)
+    made dense adds up the duplicates to the same integer counts in C++ with
+    the GIL released.
+    """
+    global _ones
+    rows = draws.shape[0]
+    if _csr_todense is None:
+        flat = (draws + (np.arange(rows) * m)[:, None]).ravel()
+        out[...] = np.bincount(flat, minlength=rows * m).reshape(rows, m)
+        return
+    ones = _ones
+    if ones.size < draws.size:
+        ones = np.ones(draws.size)
+        if draws.size <= _ONES_KEPT:
+            _ones = ones  # threads may race here: each stores an array of ones
+    out[...] = 0.0
+    indptr = np.arange(0, draws.size + 1, m, dtype=draws.dtype)
+    _csr_todense(rows, m, indptr, np.ascontiguousarray(draws).reshape(-1), ones, out)
+
+
 def _encode_groups(values: np.ndarray, parameter: str) -> tuple[np.ndarray, int]:
     """Map arbitrary group labels to 0..k-1 codes (first-appearance order not kept)."""
     try:
@@ -137,19 +173,20 @@ class Design:
                 mult = self.unit_size[units]
                 draws = int(mult.sum())
                 counts[:, cols] = rng.multinomial(draws, mult / draws, size=size)
-            elif _FLAT_CELLS // m <= 1:
-                # one replicate at a time: its draws and counts stay in cache
-                for i in range(size):
-                    counts[i, cols] = np.bincount(rng.integers(0, m, size=m), minlength=m)
             else:
-                draws = rng.integers(0, m, size=(size, m))
-                # count a few replicates at a time: the counting array stays in cache
-                step = _FLAT_CELLS // m
+                # count a few replicates at a time (one when m is large): the counting
+                # array stays in cache
+                step = max(1, _FLAT_CELLS // m)
+                draws = None if step == 1 else rng.integers(0, m, size=(size, m))
+                part = None if whole else np.empty((step, m))
                 for lo in range(0, size, step):
                     hi = min(lo + step, size)
-                    flat = (draws[lo:hi] + (np.arange(hi - lo) * m)[:, None]).ravel()
-                    part = np.bincount(flat, minlength=(hi - lo) * m).reshape(hi - lo, m)
-                    counts[lo:hi, cols] = part
+                    d = rng.integers(0, m, size=(1, m)) if draws is None else draws[lo:hi]
+                    if whole:
+                        _count(d, m, counts[lo:hi])
+                    else:
+                        _count(d, m, part[: hi - lo])
+                        counts[lo:hi, cols] = part[: hi - lo]
         return counts
 
     def unit_weights(self, seed: int, start: int, stop: int) -> np.ndarray:
