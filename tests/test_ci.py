@@ -121,6 +121,27 @@ def test_workers_do_not_change_the_result():
     np.testing.assert_array_equal(a.distribution, b.distribution)
 
 
+def test_blas_threads_are_restored_after_overlapping_runs():
+    """Runs limit BLAS to one thread while their workers run, and give the setting back,
+    also when runs from several user threads overlap."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas_threads() -> list[int]:
+        return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+    x = np.random.default_rng(0).normal(size=20_000)
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = blas_threads()
+        with ThreadPoolExecutor(3) as pool:
+            results = list(
+                pool.map(lambda s: booteval.ci(x, n_resamples=2000, seed=s, workers=2), range(9))
+            )
+        assert blas_threads() == before
+    assert all(r.distribution.size == 2000 for r in results)
+
+
 # ----------------------------------------------------------------------- inputs
 def test_lists_arrays_and_pandas_agree():
     pd = pytest.importorskip("pandas")

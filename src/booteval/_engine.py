@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import os
+import threading
 import warnings
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -248,17 +252,39 @@ def run_replicates(
         for start in starts:
             one_batch(start)
     else:
-        # one BLAS thread per worker: a multi-threaded BLAS inside each of our threads
-        # oversubscribes the cores (measured 1.6x slower on integer-count products)
-        from threadpoolctl import threadpool_limits
-
-        with (
-            threadpool_limits(limits=1, user_api="blas"),
-            ThreadPoolExecutor(max_workers=n_workers) as pool,
-        ):
+        with _one_blas_thread(), ThreadPoolExecutor(max_workers=n_workers) as pool:
             for _ in pool.map(one_batch, starts):
                 pass
     return reps, ses
+
+
+_blas_lock = threading.Lock()
+_blas_state: dict[str, Any] = {"users": 0, "limiter": None}
+
+
+@contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """One BLAS thread while our worker threads run (a process-wide setting).
+
+    A multi-threaded BLAS inside each of our threads oversubscribes the cores
+    (measured 1.6x slower on the integer-count products of text metrics). The
+    limit is set by the first of any concurrent runs and lifted by the last, so
+    that overlapping runs from several user threads restore the original setting.
+    """
+    with _blas_lock:
+        if _blas_state["users"] == 0:
+            from threadpoolctl import threadpool_limits
+
+            _blas_state["limiter"] = threadpool_limits(limits=1, user_api="blas")
+        _blas_state["users"] += 1
+    try:
+        yield
+    finally:
+        with _blas_lock:
+            _blas_state["users"] -= 1
+            if _blas_state["users"] == 0:
+                _blas_state["limiter"].restore_original_limits()
+                _blas_state["limiter"] = None
 
 
 def resolve_workers(workers: int | None) -> int:
