@@ -24,7 +24,7 @@ def _check(values: np.ndarray) -> None:
 
 @given(
     hnp.arrays(
-        st.sampled_from([np.int8, np.int64, np.uint16, np.bool_]),
+        st.sampled_from([np.int8, np.int64, np.uint16, np.uint64, np.bool_]),
         st.integers(1, 200),
     )
 )
@@ -54,6 +54,9 @@ def test_floats_match_unique(values: np.ndarray) -> None:
         np.array(["b", "a", "b"]),
         np.array([-3, -3, -1]),
         np.array([-0.0, 0.0, 1.0]),
+        np.array([2**63 + 2, 2**63 + 1, 2**63 + 2], dtype=np.uint64),
+        np.array([-(2**63), -(2**63) + 1], dtype=np.int64),
+        np.array([2**63 - 1, 2**63 - 3], dtype=np.int64),
     ],
 )
 def test_special_inputs(values: np.ndarray) -> None:

@@ -24,8 +24,8 @@ def _as_small_ints(v: np.ndarray) -> tuple[np.ndarray, int, int] | None:
     if v.dtype.kind == "f" and not (-(2.0**53) <= lo_v and hi_v <= 2.0**53):
         return None  # NaN, infinities, or beyond exact integers
     lo, hi = int(lo_v), int(hi_v)
-    if hi - lo > _TABLE_RATIO * v.size + 2**16:
-        return None
+    if hi - lo > _TABLE_RATIO * v.size + 2**16 or lo < -(2**62) or hi > 2**62:
+        return None  # a wide range, or values beyond what intp offsets hold
     ints = v.astype(np.intp)
     if v.dtype.kind == "f" and not np.array_equal(ints, v):  # not integral
         return None
