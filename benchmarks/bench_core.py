@@ -3,14 +3,16 @@
 
 Usage::
 
-    python benchmarks/bench_core.py                 # full run (several minutes)
-    python benchmarks/bench_core.py --quick         # smoke run (< 1 minute)
+    python benchmarks/bench_core.py                 # W1-W7 and the memory check (~30 min)
+    python benchmarks/bench_core.py --quick         # smoke run (~2 minutes)
     python benchmarks/bench_core.py --only macro_f1 --json results.json
 
-Every workload draws its data from a fixed seed, runs ``booteval.ci`` once and
-each peer once on exactly the same arrays, and reports wall time
-(``time.perf_counter``), the peak memory increase of each call, and the
-interval each produced. See ``benchmarks/README.md`` for the definitions.
+Every workload draws its data from a fixed seed, runs booteval once (and once more
+with the optional compiled engine where it applies) and each peer once on exactly
+the same arrays, and reports wall time (``time.perf_counter``), the peak memory of
+each call, the interval each produced, and the ratio against the speed issue's bar.
+Then each booteval workload runs at 1,000,000 rows and B = 10,000 in a fresh process
+for its peak resident memory. See ``benchmarks/README.md`` for the definitions.
 """
 
 from __future__ import annotations
