@@ -1,0 +1,56 @@
+"""Smoke tests of the benchmark command: its workloads run and measure what they say."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+sys.path.insert(0, str(BENCH))
+bench_core = pytest.importorskip("bench_core")
+
+REFERENCE = {
+    "macro_f1": lambda d: bench_core.macro_f1_stat(*d),
+    "mean_bca": lambda d: np.mean(d[0]),
+    "mean_percentile": lambda d: np.mean(d[0]),
+    "accuracy": lambda d: bench_core.accuracy_stat(*d),
+    "roc_auc": lambda d: bench_core.auc_stat(*d),
+    "paired_accuracy": lambda d: bench_core.paired_accuracy_stat(*d),
+    "cluster_mean": lambda d: np.mean(d[0]),
+}
+
+
+@pytest.mark.parametrize("name", list(REFERENCE))
+def test_each_workload_runs_booteval_on_its_data(name: str) -> None:
+    data, call = bench_core.job(name, 3000)
+    res = call(200, "numpy")
+    estimate = res.difference if name == "paired_accuracy" else res.estimate
+    assert math.isclose(estimate, float(REFERENCE[name](data)), rel_tol=1e-9, abs_tol=1e-12)
+    assert res.n_resamples == 200
+
+
+def test_every_workload_has_an_id_and_sizes() -> None:
+    names = set(bench_core.WORKLOADS)
+    assert names == set(bench_core.IDS) == set(bench_core.FULL) == set(bench_core.QUICK)
+    assert {bench_core.IDS[n] for n in names} == {f"W{i}" for i in range(1, 8)}
+    assert all(workload in names for workload, _ in bench_core.BARS)
+
+
+def test_one_quick_workload_end_to_end(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--quick", "--only", "accuracy", "--skip-memory", "--max-peer-seconds", "5"]
+    assert bench_core.main(argv) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("| W2 | accuracy"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[3] == "scipy.stats.bootstrap"
+    assert float(cells[4]) > 0 and cells[9] == ">= 1,000x"
+    assert cells[10] in ("yes", "**no**")
+
+
+def test_memory_child_reports_the_peak() -> None:
+    r = bench_core.child_memory("accuracy", 20_000, 200, "numpy")
+    assert r["peak_mib"] >= r["base_mib"] > 0 and r["seconds"] > 0
