@@ -584,100 +584,6 @@ def _rows(
     return out
 
 
-def wl_macro_f1(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
-    from sklearn.metrics import f1_score
-
-    (y_true, y_pred), call = job("macro_f1", n)
-    ref = f1_score(y_true, y_pred, average="macro")
-    mine = float(macro_f1_stat(y_true, y_pred))
-    assert math.isclose(mine, ref, rel_tol=1e-12, abs_tol=1e-12), (mine, ref)
-    t = _bt(meter, "macro_f1", call, B)
-    est = t.result.estimate
-    assert math.isclose(est, ref, rel_tol=1e-12, abs_tol=1e-12), (est, ref)
-    peers: list[tuple[str, PeerOutcome | str]] = [
-        (
-            "scipy.stats.bootstrap",
-            scipy_peer(
-                meter,
-                (y_true, y_pred),
-                macro_f1_stat,
-                paired=True,
-                method="BCa",
-                B=B,
-                batch=SCIPY_BATCH["macro_f1"],
-                cap_s=cap,
-            ),
-        ),
-        ("confidenceinterval", confidenceinterval_peer(meter, y_true, y_pred, B, cap)),
-    ]
-    return _rows("macro_f1", "bca", n, B, t, peers)
-
-
-def _wl_mean(name: str, method: str, meter: Meter, n: int, B: int, cap: float) -> list[Row]:
-    (x,), call = job(name, n)
-    t = _bt(meter, name, call, B)
-    assert math.isclose(t.result.estimate, float(np.mean(x)), rel_tol=1e-12)
-    peer = scipy_peer(
-        meter, (x,), np.mean, paired=False, method=method, B=B, batch=SCIPY_BATCH[name], cap_s=cap
-    )
-    return _rows(name, method.lower(), n, B, t, [("scipy.stats.bootstrap", peer)])
-
-
-def wl_mean_bca(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
-    return _wl_mean("mean_bca", "BCa", meter, n, B, cap)
-
-
-def wl_mean_percentile(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
-    return _wl_mean("mean_percentile", "percentile", meter, n, B, cap)
-
-
-def wl_accuracy(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
-    (y_true, y_pred), call = job("accuracy", n)
-    t = _bt(meter, "accuracy", call, B)
-    assert math.isclose(t.result.estimate, float(accuracy_stat(y_true, y_pred)), rel_tol=1e-12)
-    peer = scipy_peer(
-        meter,
-        (y_true, y_pred),
-        accuracy_stat,
-        paired=True,
-        method="percentile",
-        B=B,
-        batch=SCIPY_BATCH["accuracy"],
-        cap_s=cap,
-    )
-    return _rows("accuracy", "percentile", n, B, t, [("scipy.stats.bootstrap", peer)])
-
-
-def wl_roc_auc(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
-    from sklearn.metrics import roc_auc_score
-
-    (y_true, y_score), call = job("roc_auc", n)
-    ref = roc_auc_score(y_true, y_score)
-    assert math.isclose(float(auc_stat(y_true, y_score)), ref, rel_tol=1e-12), ref
-    t = _bt(meter, "roc_auc", call, B)
-    assert math.isclose(t.result.estimate, ref, rel_tol=1e-12), (t.result.estimate, ref)
-    peers: list[tuple[str, PeerOutcome | str]] = [
-        (
-            "scipy.stats.bootstrap",
-            scipy_peer(
-                meter,
-                (y_true, y_score),
-                auc_stat,
-                paired=True,
-                method="BCa",
-                B=B,
-                batch=SCIPY_BATCH["roc_auc"],
-                cap_s=cap,
-            ),
-        ),
-        (
-            "sklearn roc_auc_score loop",
-            sklearn_loop_peer(meter, y_true, y_score, B, b_loop=min(B, max(50, B // 50))),
-        ),
-    ]
-    return _rows("roc_auc", "bca", n, B, t, peers)
-
-
 def paired_accuracy_stat(
     y_true: np.ndarray, pred_a: np.ndarray, pred_b: np.ndarray, axis: int = -1
 ) -> np.ndarray:
@@ -685,23 +591,82 @@ def paired_accuracy_stat(
     return np.mean(pred_b == y_true, axis=axis) - np.mean(pred_a == y_true, axis=axis)
 
 
-def wl_paired_accuracy(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
-    (y_true, pred_a, pred_b), call = job("paired_accuracy", n)
-    ref = float(paired_accuracy_stat(y_true, pred_a, pred_b))
-    t = _bt(meter, "paired_accuracy", call, B)
-    diff = t.result.difference
-    assert math.isclose(diff, ref, rel_tol=1e-9, abs_tol=1e-12), (diff, ref)
+#: the scipy peer of each workload: vectorized statistic, paired, scipy's method
+SCIPY_SPECS: dict[str, tuple[Callable[..., Any], bool, str]] = {
+    "macro_f1": (macro_f1_stat, True, "BCa"),
+    "mean_bca": (np.mean, False, "BCa"),
+    "mean_percentile": (np.mean, False, "percentile"),
+    "accuracy": (accuracy_stat, True, "percentile"),
+    "roc_auc": (auc_stat, True, "BCa"),
+    "paired_accuracy": (paired_accuracy_stat, True, "percentile"),
+}
+
+
+def _against_scipy(
+    name: str,
+    meter: Meter,
+    n: int,
+    B: int,
+    cap: float,
+    more_peers: Callable[[tuple[np.ndarray, ...]], list[tuple[str, PeerOutcome | str]]]
+    | None = None,
+    reference: Callable[..., float] | None = None,
+) -> list[Row]:
+    """booteval, scipy (and ``more_peers``) on workload ``name``'s data.
+
+    The vectorized statistic is first checked against ``reference`` (an independent
+    implementation, e.g. scikit-learn's) and booteval's estimate against the statistic.
+    """
+    stat, paired, method = SCIPY_SPECS[name]
+    data, call = job(name, n)
+    ref = float(stat(*data) if paired else stat(data[0]))
+    if reference is not None:
+        other = float(reference(*data))
+        assert math.isclose(ref, other, rel_tol=1e-12, abs_tol=1e-12), (ref, other)
+    t = _bt(meter, name, call, B)
+    est = t.result.difference if name == "paired_accuracy" else t.result.estimate
+    assert math.isclose(est, ref, rel_tol=1e-9, abs_tol=1e-12), (est, ref)
     peer = scipy_peer(
-        meter,
-        (y_true, pred_a, pred_b),
-        paired_accuracy_stat,
-        paired=True,
-        method="percentile",
-        B=B,
-        batch=SCIPY_BATCH["paired_accuracy"],
-        cap_s=cap,
+        meter, data, stat, paired=paired, method=method, B=B, batch=SCIPY_BATCH[name], cap_s=cap
     )
-    return _rows("paired_accuracy", "percentile", n, B, t, [("scipy.stats.bootstrap", peer)])
+    peers = [("scipy.stats.bootstrap", peer), *(more_peers(data) if more_peers else [])]
+    return _rows(name, method.lower(), n, B, t, peers)
+
+
+def wl_macro_f1(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
+    from sklearn.metrics import f1_score
+
+    return _against_scipy(
+        "macro_f1", meter, n, B, cap,
+        more_peers=lambda d: [("confidenceinterval", confidenceinterval_peer(meter, *d, B, cap))],
+        reference=lambda yt, yp: f1_score(yt, yp, average="macro"),
+    )  # fmt: skip
+
+
+def wl_mean_bca(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
+    return _against_scipy("mean_bca", meter, n, B, cap)
+
+
+def wl_mean_percentile(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
+    return _against_scipy("mean_percentile", meter, n, B, cap)
+
+
+def wl_accuracy(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
+    return _against_scipy("accuracy", meter, n, B, cap)
+
+
+def wl_roc_auc(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
+    from sklearn.metrics import roc_auc_score
+
+    def loop(d: tuple[np.ndarray, ...]) -> list[tuple[str, PeerOutcome | str]]:
+        b_loop = min(B, max(50, B // 50))
+        return [("sklearn roc_auc_score loop", sklearn_loop_peer(meter, *d, B, b_loop=b_loop))]
+
+    return _against_scipy("roc_auc", meter, n, B, cap, more_peers=loop, reference=roc_auc_score)
+
+
+def wl_paired_accuracy(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
+    return _against_scipy("paired_accuracy", meter, n, B, cap)
 
 
 def wl_cluster_mean(meter: Meter, n: int, B: int, cap: float) -> list[Row]:
@@ -897,7 +862,9 @@ def summary_table(rows: list[Row]) -> str:
     for r in rows:
         bar = BARS.get((r.workload, r.peer))
         best = max((x for x in (r.ratio, r.ratio_fast) if x is not None), default=None)
-        if bar is None or best is None:
+        full = FULL.get(r.workload, {})
+        if bar is None or best is None or (r.n, r.B) != (full.get("n"), full.get("B")):
+            # the bars are set at the full sizes
             met = "-"
         elif r.ratio is not None and r.ratio >= bar:
             met = "yes"

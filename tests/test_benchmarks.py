@@ -48,9 +48,23 @@ def test_one_quick_workload_end_to_end(capsys: pytest.CaptureFixture[str]) -> No
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[3] == "scipy.stats.bootstrap"
     assert float(cells[4]) > 0 and cells[9] == ">= 1,000x"
-    assert cells[10] in ("yes", "**no**")
+    assert cells[10] == "-"  # the bar is judged at the full sizes only
 
 
 def test_memory_child_reports_the_peak() -> None:
     r = bench_core.child_memory("accuracy", 20_000, 200, "numpy")
     assert r["peak_mib"] >= r["base_mib"] > 0 and r["seconds"] > 0
+
+
+@pytest.mark.parametrize(
+    ("peer_s", "fast_s", "met"),
+    [(200.0, None, "yes"), (50.0, None, "**no**"), (50.0, 0.01, "yes (numba)")],
+)
+def test_summary_judges_the_bar_at_full_size(peer_s: float, fast_s: float | None, met: str) -> None:
+    row = bench_core.Row(
+        "accuracy", "percentile", "scipy.stats.bootstrap", 1_000_000, 10_000, 0.85,
+        0.1, 10.0, (0.8, 0.9), peer_s=peer_s, fast_s=fast_s,
+    )  # fmt: skip
+    line = bench_core.summary_table([row]).splitlines()[-1]
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells[0] == "W2" and cells[9] == ">= 1,000x" and cells[10] == met
