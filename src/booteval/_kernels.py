@@ -136,6 +136,16 @@ def _draws(k0, k1, b, n, reject):  # pragma: no cover - compiled
     return out
 
 
+@njit(cache=_CACHE)
+def _count_draws(counts, k0, k1, b, nn, reject):  # pragma: no cover - compiled
+    """Add replicate ``b``'s ``len(counts)`` draws to ``counts`` (how often each index occurs)."""
+    s0, s1, s2, s3 = _seed_state(k0, k1, b)
+    buf, have = np.uint64(0), False
+    for _ in range(counts.shape[0]):
+        idx, s0, s1, s2, s3, buf, have = _bounded(s0, s1, s2, s3, buf, have, nn, reject)
+        counts[idx] += 1
+
+
 @njit(parallel=True, cache=_CACHE)
 def _sum_kernel(stats, k0, k1, start, out):  # pragma: no cover - compiled
     """``out[r] = sum over replicate start + r's draws i of stats[i]`` (in draw order)."""
@@ -180,11 +190,7 @@ def _auc_kernel(bounds, k0, k1, start, n_chunks, out):  # pragma: no cover - com
     for c in prange(n_chunks):
         counts = np.zeros(n, dtype=np.int32)
         for r in range(c * nb // n_chunks, (c + 1) * nb // n_chunks):
-            s0, s1, s2, s3 = _seed_state(k0, k1, start + r)
-            buf, have = np.uint64(0), False
-            for _ in range(n):
-                idx, s0, s1, s2, s3, buf, have = _bounded(s0, s1, s2, s3, buf, have, nn, reject)
-                counts[idx] += 1
+            _count_draws(counts, k0, k1, start + r, nn, reject)
             # twice the Mann-Whitney numerator, exactly: sum_g P_g (2 Nbelow_g + N_g)
             num2 = np.int64(0)
             below = np.int64(0)
@@ -220,11 +226,7 @@ def _auc_rows_kernel(code, k0, k1, start, n_chunks, out):  # pragma: no cover - 
     for c in prange(n_chunks):
         counts = np.zeros(n, dtype=np.int32)
         for r in range(c * nb // n_chunks, (c + 1) * nb // n_chunks):
-            s0, s1, s2, s3 = _seed_state(k0, k1, start + r)
-            buf, have = np.uint64(0), False
-            for _ in range(n):
-                idx, s0, s1, s2, s3, buf, have = _bounded(s0, s1, s2, s3, buf, have, nn, reject)
-                counts[idx] += 1
+            _count_draws(counts, k0, k1, start + r, nn, reject)
             num2 = np.int64(0)  # twice the Mann-Whitney numerator
             below = np.int64(0)  # negatives in earlier groups
             q = np.int64(0)  # negatives so far in this group
