@@ -91,6 +91,8 @@ from .threshold import (
 from .training import TrainingBootstrapResult, bootstrap_training, stderr_progress
 from .wild import MULTIPLIERS, draw_multipliers, multiplier_support, wild_ci
 
+from . import logs  # noqa: E402  (booteval.logs: readers of harness logs; pandas on use only)
+
 __version__ = "0.1.0"
 
 __all__ = [
