@@ -9,6 +9,7 @@ stratified, clustered), with every standard interval method.
 0.8312499999999999
 """
 
+from . import logs  # readers of harness logs (pandas imported on use only)
 from ._errors import (
     BootevalError,
     BootevalWarning,
@@ -91,8 +92,6 @@ from .threshold import (
 from .training import TrainingBootstrapResult, bootstrap_training, stderr_progress
 from .wild import MULTIPLIERS, draw_multipliers, multiplier_support, wild_ci
 
-from . import logs  # noqa: E402  (booteval.logs: readers of harness logs; pandas on use only)
-
 __version__ = "0.1.0"
 
 __all__ = [
@@ -156,6 +155,7 @@ __all__ = [
     "get_metric",
     "leaderboard",
     "list_metrics",
+    "logs",
     "macro_average",
     "make_design",
     "mcnemar_test",
