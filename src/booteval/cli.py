@@ -32,7 +32,6 @@ from ._io import (
     group_column,
     label_column,
     numeric_column,
-    read_table,
     require,
     select,
 )
@@ -133,8 +132,9 @@ def _api(file: str, context: str, fn: Callable[..., Any], *a: Any, **k: Any) -> 
 
 
 def _load(args: argparse.Namespace) -> tuple[Any, str]:
-    df = read_table(args.file, args.input_format)
-    return df, "<stdin>" if args.file == "-" else args.file
+    from .logs._cli import load  # several files, globs, directories, harness logs, --id x2
+
+    return load(args)
 
 
 def _check_plot_path(args: argparse.Namespace) -> None:
@@ -799,11 +799,26 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
         super().__init__(prog, max_help_position=30, width=100)
 
 
+_FILES_HELP = ("results files, directories or globs (several are stacked), or '-' for standard "
+               "input; harness logs (lm-eval, Inspect, HELM, lighteval, code samples) are "
+               "detected and read as one row per item and one column per model")  # fmt: skip
+_ID_HELP = ("long format: the row (item) id that pairs the systems; repeat for a composite id "
+            "(--id task --id doc_id)")  # fmt: skip
+
+
 def _input_parent() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("input")
-    g.add_argument("--input-format", choices=("csv", "tsv", "parquet", "jsonl"),
-                   help="format of FILE (default: from its extension; CSV for '-')")  # fmt: skip
+    g.add_argument("--input-format", choices=("csv", "tsv", "parquet", "jsonl", "lm-eval",
+                   "inspect", "helm", "lighteval", "code", "long"),
+                   help="format of FILE (default: from its extension or content; CSV for "
+                   "'-'); nested fields are read with dots (--cluster doc.subject)")  # fmt: skip
+    g.add_argument("--agg", choices=("mean",),
+                   help="harness logs with several samples per item (epochs, repeats): "
+                   "average them per item (default: refuse)")  # fmt: skip
+    g.add_argument("--drop-incomplete", action="store_true",
+                   help="harness logs: leave out items not scored for every model (counted "
+                   "in a note; default: refuse)")  # fmt: skip
     return p
 
 
@@ -907,7 +922,7 @@ def build_parser() -> argparse.ArgumentParser:
         "      --metric accuracy --metric f1:average=macro --metric roc_auc\n"
         "  booteval ci long.jsonl --system model --y-true label --y-pred pred -f markdown",
     )  # fmt: skip
-    p.add_argument("file", metavar="FILE", help="results file, or '-' for standard input")
+    p.add_argument("file", metavar="FILE", nargs="+", help=_FILES_HELP)
     p.add_argument("--system", metavar="COL", help="long format: the column naming the system")
     p.add_argument("-m", "--metric", action="append", metavar="NAME", help=metric_help)
     p.set_defaults(func=_cmd_ci)
@@ -929,11 +944,11 @@ def build_parser() -> argparse.ArgumentParser:
         "  booteval compare long.csv --system model --id item --y-true label --y-pred pred \\\n"
         "      --a old --b new --metric accuracy --test mcnemar",
     )  # fmt: skip
-    p.add_argument("file", metavar="FILE", help="results file, or '-' for standard input")
+    p.add_argument("file", metavar="FILE", nargs="+", help=_FILES_HELP)
     p.add_argument("--a", metavar="NAME", help="system A: a column (wide) or a system (long)")
     p.add_argument("--b", metavar="NAME", help="system B: a column (wide) or a system (long)")
     p.add_argument("--system", metavar="COL", help="long format: the column naming the system")
-    p.add_argument("--id", metavar="COL", help="long format: the row id that pairs the systems")
+    p.add_argument("--id", metavar="COL", action="append", help=_ID_HELP)
     p.add_argument("-m", "--metric", action="append", metavar="NAME", help=metric_help)
     p.add_argument(
         "--test",
@@ -967,10 +982,9 @@ def build_parser() -> argparse.ArgumentParser:
         "  booteval leaderboard mmlu_pro_correct.csv --score '*' --exclude question_id \\\n"
         "      --exclude category --exclude answer --cluster src --scale 100 --digits 1",
     )  # fmt: skip
-    p.add_argument("file", metavar="FILE", help="results file, or '-' for standard input")
+    p.add_argument("file", metavar="FILE", nargs="+", help=_FILES_HELP)
     p.add_argument("--system", metavar="COL", help="long format: the column naming the system")
-    p.add_argument("--id", "--row", dest="id", metavar="COL",
-                   help="long format: the row (item) id shared by the systems")  # fmt: skip
+    p.add_argument("--id", "--row", dest="id", metavar="COL", action="append", help=_ID_HELP)
     p.add_argument("-m", "--metric", action="append", metavar="NAME", help=metric_help)
     p.add_argument("--correction", choices=CORRECTIONS, default="holm",
                    help="adjustment of the pairwise p-values (default: holm)")  # fmt: skip
@@ -1041,7 +1055,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--a", metavar="NAME", help="system A: a column (wide) or a system (long)")
     p.add_argument("--b", metavar="NAME", help="system B: a column (wide) or a system (long)")
     p.add_argument("--system", metavar="COL", help="long format: the column naming the system")
-    p.add_argument("--id", metavar="COL", help="long format: the row id that pairs the systems")
+    p.add_argument("--id", metavar="COL", action="append", help=_ID_HELP)
     p.add_argument("-m", "--metric", action="append", metavar="NAME",
                    help="bootstrap this metric's paired difference instead of using per-row "
                    "outcomes")  # fmt: skip

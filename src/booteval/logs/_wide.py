@@ -84,6 +84,16 @@ def wide(
         raise InvalidInputError("missing", "'raise' or 'drop'", repr(missing))
     notes = list(table.attrs.get("notes", []))
     index = [k for k in ("model", "task", "item") if k != by]
+    if by == "model":  # tasks that do not have this score at all are not part of its table
+        has = table[score].notna().groupby(table["task"], sort=False).any()
+        if not bool(has.any()):
+            raise InvalidInputError("score", "a column with values", f"{score!r}, empty")
+        if not bool(has.all()):
+            absent = [str(t) for t in has.index[~has.to_numpy()]]
+            n_rows = int(table["task"].isin(absent).sum())
+            notes.append(f"wide: task(s) {', '.join(map(repr, absent))} have no {score!r}; their "
+                         f"{count(n_rows)} rows are left out")  # fmt: skip
+            table = table[~table["task"].isin(absent)]
     df = table[~table[score].isna()] if missing == "drop" else table
     n_nan = len(table) - len(df)
 

@@ -98,18 +98,16 @@ def make_lm_eval(rng: np.random.Generator) -> None:
         date = f"2024-05-1{4 + k}T12-3{k}-05.{123456 + k}"
         folder = out / model.replace("/", "__")
         folder.mkdir(parents=True)
-        lines, acc, acc_norm = [], [], []
+        lines, acc = [], []
         for i, doc in enumerate(mmlu):
             p = min(max(skill + SUBJECT_SHIFT[doc["subject"]], 0.05), 0.95)
             a = float(rng.random() < p)
-            an = float(rng.random() < p + 0.05)
             acc.append(a)
-            acc_norm.append(an)
             prompt = f"{doc['question']}\nA. A1\nB. B2\nC. C3\nD. D4\nAnswer:"
             target = "ABCD"[doc["answer"]]
             ll = [[round(float(-rng.gamma(2.0)), 4), False] for _ in range(4)]
             lines.append(_lm_line(i, doc, target, prompt, ll, "none",
-                                  {"acc": a, "acc_norm": an}))  # fmt: skip
+                                  {"acc": a}))  # fmt: skip
         (folder / f"samples_mmlu_mini_{date}.jsonl").write_text(
             "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8"
         )
@@ -134,9 +132,7 @@ def make_lm_eval(rng: np.random.Generator) -> None:
                                **{f"exact_match,{f}": float(np.mean(v)) for f, v in em.items()},
                                **{f"exact_match_stderr,{f}": _stderr(v) for f, v in em.items()}},
                 "mmlu_mini": {"alias": "mmlu_mini", "acc,none": float(np.mean(acc)),
-                              "acc_stderr,none": _stderr(acc),
-                              "acc_norm,none": float(np.mean(acc_norm)),
-                              "acc_norm_stderr,none": _stderr(acc_norm)},
+                              "acc_stderr,none": _stderr(acc)},
             },
             "group_subtasks": {"gsm8k_mini": [], "mmlu_mini": []},
             "configs": {
@@ -150,7 +146,7 @@ def make_lm_eval(rng: np.random.Generator) -> None:
             "versions": {"gsm8k_mini": 3.0, "mmlu_mini": 1.0},
             "n-shot": {"gsm8k_mini": 0, "mmlu_mini": 0},
             "higher_is_better": {"gsm8k_mini": {"exact_match": True},
-                                 "mmlu_mini": {"acc": True, "acc_norm": True}},
+                                 "mmlu_mini": {"acc": True}},
             "n-samples": {"gsm8k_mini": {"original": len(gsm), "effective": len(gsm)},
                           "mmlu_mini": {"original": len(mmlu), "effective": len(mmlu)}},
             "config": {"model": "hf", "model_args": f"pretrained={model},dtype=float32",
@@ -459,7 +455,11 @@ def make_long(rng: np.random.Generator) -> None:
     (out / "results.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 
-def main() -> None:
+def main(root: Path | None = None) -> None:
+    """Write every fixture under ``root`` (default: this script's folder)."""
+    global ROOT
+    if root is not None:
+        ROOT = Path(root)
     rng = np.random.default_rng(20240514)
     make_lm_eval(rng)
     make_inspect(rng)
