@@ -232,6 +232,18 @@ def _inspect_header(model: str, samples: list[dict], epochs: int, created: str) 
     }  # fmt: skip
 
 
+class _FixedTimeZip:
+    """Zip members stamped with the run's time, so that the archive is the same every run."""
+
+    def __init__(self, archive: zipfile.ZipFile) -> None:
+        self.archive = archive
+
+    def writestr(self, name: str, data: str) -> None:
+        info = zipfile.ZipInfo(name, date_time=(2024, 9, 2, 10, 15, 31))
+        info.compress_type = zipfile.ZIP_DEFLATED
+        self.archive.writestr(info, data)
+
+
 def make_inspect(rng: np.random.Generator) -> None:
     out = ROOT / "inspect"
     shutil.rmtree(out, ignore_errors=True)
@@ -243,7 +255,8 @@ def make_inspect(rng: np.random.Generator) -> None:
     created = "2024-09-02T10:15:31+00:00"
     header = _inspect_header(model_a, samples, epochs, created)
     path = out / "2024-09-02T10-15-31+00-00_arc-mini_5GF2yN3wPZ7kK6mT.eval"
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        zf = _FixedTimeZip(archive)
         start = {k: header[k] for k in ("version", "eval", "plan")}
         zf.writestr("_journal/start.json", json.dumps(start))
         summaries = [{k: s[k] for k in ("id", "epoch", "input", "target", "scores")}
@@ -436,7 +449,7 @@ def make_code(rng: np.random.Generator) -> None:
         base_c.append(sum(r["base_status"] == "pass" for r in res))
         plus_c.append(sum(r["base_status"] == r["plus_status"] == "pass" for r in res))
     n, b, p = np.array(total), np.array(base_c), np.array(plus_c)
-    _write_json(out / "evalplus" / "starcoder2-3b" / "eval_results.json", {
+    _write_json(out / "evalplus" / "deepseek-coder-1.3b" / "eval_results.json", {
         "date": "2024-06-01 10:00", "hash": "fe585eb4df8c88d844eeb463ea4d0302", "eval": ev,
         "pass_at_k": {"base": {"pass@1": float(np.mean(b / n))},
                       "plus": {"pass@1": float(np.mean(p / n))}},
