@@ -126,7 +126,7 @@ def _file_rows(
     if not by_filter:
         raise LogFormatError(path, "the file has no samples")
     filters = list(by_filter)
-    if filt is None:
+    if filt is None or len(filters) == 1:
         chosen = filters[0]
     elif filt in by_filter:
         chosen = filt
@@ -198,8 +198,8 @@ def read_lm_eval(
         ``--output_path`` of several runs reads every model at once.
     filter : str, optional
         The filter to keep (``"strict-match"``, ``"flexible-extract"``, ...) where a task
-        logs several. Default: the first in each file. The rows of the other filters are
-        counted in the notes.
+        logs several; a task logged under one filter keeps it. Default: the first in each
+        file. The rows of the other filters are counted in the notes.
     item : {"doc_id", "doc_hash"}
         What pairs a document across models. ``doc_id`` (default) is checked against
         ``doc_hash``: models that saw different documents under one id raise an error.
