@@ -407,3 +407,13 @@ def test_fixtures_are_what_the_script_makes(tmp_path):
         else:
             assert new.read_bytes() == old.read_bytes(), rel
     assert sum(p.stat().st_size for p in LOGS.rglob("*") if p.is_file()) < 300_000
+
+
+def test_wide_refuses_repeated_rows():
+    df = read_long(LOGS / "long" / "results.csv")
+    twice = pd.concat([df, df.iloc[:1]], ignore_index=True)
+    twice.attrs = df.attrs
+    with pytest.raises(InvalidInputError, match="1 repeated"):
+        wide(twice, "correct")
+    w = wide(df, "correct")
+    assert w.attrs["models"] == ["small", "large"] and "subject" in w.columns

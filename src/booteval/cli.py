@@ -980,7 +980,8 @@ def build_parser() -> argparse.ArgumentParser:
         "  booteval leaderboard long.csv --system model --id question --score correct "
         "--cluster subject\n"
         "  booteval leaderboard mmlu_pro_correct.csv --score '*' --exclude question_id \\\n"
-        "      --exclude category --exclude answer --cluster src --scale 100 --digits 1",
+        "      --exclude category --exclude answer --cluster src --scale 100 --digits 1\n"
+        "  booteval leaderboard runs/*/samples_mmlu*.jsonl --cluster doc.subject",
     )  # fmt: skip
     p.add_argument("file", metavar="FILE", nargs="+", help=_FILES_HELP)
     p.add_argument("--system", metavar="COL", help="long format: the column naming the system")

@@ -10,7 +10,7 @@ from typing import Any
 
 from .._errors import InvalidInputError
 from ._code import is_code_results, read_code_samples
-from ._common import LogFormatError, PathsLike, expand_paths, pandas
+from ._common import LogFormatError, PathsLike, check_unique, expand_paths, pandas
 from ._helm import is_helm_stats, read_helm
 from ._inspect import is_inspect_log, read_inspect
 from ._lighteval import is_lighteval_details, read_lighteval
@@ -201,5 +201,6 @@ def read(paths: PathsLike, *, format: str | None = None, **options: Any) -> Any:
         keys = ["model", "task", "item", "sample"]
         meta = sorted(c for c in out.columns if c not in keys and c not in scores)
         out = out[[*keys, *scores, *meta]]
+        check_unique(out)
     out.attrs = {"notes": notes, "scores": scores, "format": ",".join(groups)}
     return out

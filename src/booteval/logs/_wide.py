@@ -97,6 +97,13 @@ def wide(
     df = table[~table[score].isna()] if missing == "drop" else table
     n_nan = len(table) - len(df)
 
+    dup = df.duplicated(list(KEYS))
+    if bool(dup.any()):
+        first = df[dup].iloc[0]
+        raise InvalidInputError(
+            "table", "one row per (model, task, item, sample)",
+            f"{int(dup.sum())} repeated, e.g. {dict((k, first[k]) for k in KEYS)}",
+        )  # fmt: skip
     per_item = df.groupby([by, *index], sort=False)["sample"].nunique()
     if bool((per_item > 1).any()):
         worst = per_item.idxmax()
