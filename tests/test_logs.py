@@ -417,3 +417,31 @@ def test_wide_refuses_repeated_rows():
         wide(twice, "correct")
     w = wide(df, "correct")
     assert w.attrs["models"] == ["small", "large"] and "subject" in w.columns
+
+
+def test_lighteval_older_details_columns(tmp_path):
+    """Open LLM Leaderboard v1 details: ``metrics``, ``example``, ``hash_example``, ..."""
+    folder = tmp_path / "details" / "org" / "old-model" / "2023-10-10T10-10-10.000001"
+    folder.mkdir(parents=True)
+    rows = [{"example": f"Q{i}", "gold": "A", "choices": ["A", "B"], "metrics": {"acc": i % 2},
+             "hash_example": f"h{i}", "predictions": [-1.0, -2.0]} for i in range(6)]  # fmt: skip
+    pd.DataFrame(rows).to_parquet(folder / "details_harness|arc:challenge|25_2023-10-10T10-10-10"
+                                  ".000001.parquet")  # fmt: skip
+    df = read(tmp_path)
+    assert df.attrs["format"] == "lighteval" and set(df["model"]) == {"org/old-model"}
+    assert set(df["task"]) == {"harness|arc:challenge|25"} and df["acc"].tolist() == [0, 1] * 3
+    assert df["hash_example"].tolist() == [f"h{i}" for i in range(6)]
+    assert "predictions" not in df.columns
+    assert any("numbered by their row" in n for n in df.attrs["notes"])
+
+
+def test_import_is_light_and_pandas_error_is_clear(monkeypatch):
+    import subprocess
+    import sys
+
+    code = "import sys, booteval, booteval.logs; print('pandas' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas -> ImportError
+    with pytest.raises(ImportError, match=r'pip install "booteval\[logs\]"'):
+        read_long(LOGS / "long" / "results.csv")
