@@ -145,9 +145,7 @@ def flatten(value: Any, prefix: str, out: dict[str, Any] | None = None) -> dict[
     out = {} if out is None else out
     if hasattr(value, "tolist") and not isinstance(value, str | bytes):
         value = value.tolist()  # numpy arrays and scalars from Parquet
-    if isinstance(value, dict):
-        if not value and prefix:
-            out[prefix] = None
+    if isinstance(value, dict):  # an empty mapping adds no column
         for k, v in value.items():
             flatten(v, f"{prefix}.{k}" if prefix else str(k), out)
     elif isinstance(value, list | tuple):
