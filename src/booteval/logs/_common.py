@@ -143,13 +143,19 @@ def flatten(value: Any, prefix: str, out: dict[str, Any] | None = None) -> dict[
     {'doc.subject': 'law', 'doc.meta.year': 2020, 'doc.choices': '["a", "b"]'}
     """
     out = {} if out is None else out
-    if hasattr(value, "tolist") and not isinstance(value, str | bytes):
+    if value is None or isinstance(value, str | int | float):  # the common case first
+        out[prefix] = value
+        return out
+    if hasattr(value, "tolist") and not isinstance(value, bytes):
         value = value.tolist()  # numpy arrays and scalars from Parquet
     if isinstance(value, dict):  # an empty mapping adds no column
         for k, v in value.items():
             flatten(v, f"{prefix}.{k}" if prefix else str(k), out)
     elif isinstance(value, list | tuple):
-        out[prefix] = json.dumps(_plain(value), ensure_ascii=False, default=str)
+        try:
+            out[prefix] = json.dumps(value, ensure_ascii=False)
+        except TypeError:  # numpy values inside (Parquet), or other objects
+            out[prefix] = json.dumps(_plain(value), ensure_ascii=False, default=str)
     else:
         out[prefix] = value
     return out
