@@ -150,6 +150,21 @@ def test_lm_eval_corpus_metric_noted_and_model_from_directory(tmp_path):
     assert read_lm_eval(folder, model="x")["model"].eq("x").all()
 
 
+def test_lm_eval_older_lines_without_metrics_list(tmp_path):
+    (src,) = (LM / "EleutherAI__pythia-1b").glob("samples_mmlu_mini_*.jsonl")
+    lines = [json.loads(s) for s in src.read_text().splitlines()]
+    for rec in lines:
+        del rec["metrics"], rec["filter"]
+    path = tmp_path / src.name
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    df = read_lm_eval(path, model="m")
+    assert df.attrs["scores"] == ["acc"]
+    assert df["acc"].tolist() == read_lm_eval(src)["acc"].tolist()
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines + lines[:1]))  # 2 filters?
+    with pytest.raises(LogFormatError, match=r"line 41: field 'doc_id': doc_id 0 repeats line 1"):
+        read_lm_eval(path)
+
+
 def test_lm_eval_parquet_records(tmp_path):
     (src,) = (LM / "EleutherAI__pythia-1b").glob("samples_mmlu_mini_*.jsonl")
     recs = [json.loads(s) for s in src.read_text().splitlines()]

@@ -40,6 +40,9 @@ _SKIP = {"doc_id", "doc", "arguments", "resps", "filtered_resps", "filter", "met
          "prompt_hash", "target_hash"}  # fmt: skip
 
 
+_META = {"target", "doc_hash"}
+
+
 def is_lm_eval_samples(path: Path) -> bool:
     """Whether ``path`` is named like an lm-eval samples file (``samples_<task>_<date>``)."""
     return path.name.startswith("samples_") and path.suffix in (".jsonl", ".parquet")
@@ -141,8 +144,20 @@ def _file_rows(
         notes[key][1] += 1
     rows: list[dict[str, Any]] = []
     scores: list[str] = []
+    seen: dict[str, int] = {}
     for n, rec in by_filter[chosen]:
+        key = str(rec["doc_id"])
+        if key in seen:
+            why = ("the lines name no filter (lm-eval before 0.4.7 logged each filter's lines "
+                   "without naming it), so the filters cannot be told apart"
+                   if "filter" not in rec else f"under filter {chosen!r}")  # fmt: skip
+            raise LogFormatError(path, f"doc_id {key} repeats line {seen[key]}: {why}", line=n,
+                                 field="doc_id")  # fmt: skip
+        seen[key] = n
         names = rec.get("metrics")
+        if names is None:  # lm-eval before 0.4.7 did not list them: the numeric extra keys
+            names = [k for k, v in rec.items() if k not in _SKIP and k not in _META
+                     and to_number(v) is not None]  # fmt: skip
         if hasattr(names, "tolist"):
             names = names.tolist()
         if not isinstance(names, list) or not all(isinstance(m, str) for m in names):
