@@ -391,7 +391,7 @@ def test_wide_samples_need_agg():
     for m in w.attrs["models"]:
         assert w[m].tolist() == df[df.model == m].groupby("item", sort=False)["choice"].mean(
         ).tolist()  # fmt: skip
-    assert any("averaged over the samples" in n for n in w.attrs["notes"])
+    assert any("averaged over the samples of each item (3 per item)" in n for n in w.attrs["notes"])
     by_task = wide(df[df["sample"] == 0], "choice", by="task")
     assert list(by_task.columns[:2]) == ["model", "item"] and by_task.attrs["models"] == [
         "arc_mini"]  # fmt: skip
@@ -460,3 +460,17 @@ def test_import_is_light_and_pandas_error_is_clear(monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas -> ImportError
     with pytest.raises(ImportError, match=r'pip install "booteval\[logs\]"'):
         read_long(LOGS / "long" / "results.csv")
+
+
+def test_wide_missing_values_refused_or_dropped_with_a_note():
+    df = read_long(LOGS / "long" / "results.csv")
+    holes = df.copy()
+    holes.attrs = df.attrs
+    holes.loc[3, "correct"] = np.nan
+    with pytest.raises(InvalidInputError, match="1 rows without one"):
+        wide(holes, "correct")
+    w = wide(holes, "correct", missing="drop")
+    assert len(w) == 11
+    assert any("1 item(s) not scored for every model left out (of 12)" in n
+               for n in w.attrs["notes"])  # fmt: skip
+    assert any("1 rows without a 'correct' value left out" in n for n in w.attrs["notes"])

@@ -84,6 +84,7 @@ def wide(
         raise InvalidInputError("missing", "'raise' or 'drop'", repr(missing))
     notes = list(table.attrs.get("notes", []))
     index = [k for k in ("model", "task", "item") if k != by]
+    table = table.astype({"model": str, "task": str, "item": str})
     if by == "model":  # tasks that do not have this score at all are not part of its table
         has = table[score].notna().groupby(table["task"], sort=False).any()
         if not bool(has.any()):
@@ -96,6 +97,13 @@ def wide(
             table = table[~table["task"].isin(absent)]
     df = table[~table[score].isna()] if missing == "drop" else table
     n_nan = len(table) - len(df)
+    if missing == "raise" and bool(df[score].isna().any()):
+        row = df[df[score].isna()].iloc[0]
+        raise InvalidInputError(
+            "missing", f"a {score!r} value on every row, or missing='drop'",
+            f"{int(df[score].isna().sum())} rows without one, e.g. "
+            f"{dict((k, row[k]) for k in KEYS)}",
+        )  # fmt: skip
 
     dup = df.duplicated(list(KEYS))
     if bool(dup.any()):
@@ -113,8 +121,10 @@ def wide(
                 f"up to {int(per_item.max())} samples per item ({by} {worst[0]!r}, item "
                 f"{worst[-1]!r})",
             )  # fmt: skip
-        notes.append(f"wide: {score!r} averaged over the samples of each item (up to "
-                     f"{int(per_item.max())} per item)")  # fmt: skip
+        lo, hi = int(per_item.min()), int(per_item.max())
+        span = f"{hi}" if lo == hi else f"{lo} to {hi}, unequal"
+        notes.append(f"wide: {score!r} averaged over the samples of each item ({span} per "
+                     "item)")  # fmt: skip
 
     cells = df.groupby([*index, by], sort=False)[score].mean()
     grid = cells.unstack(by)
