@@ -15,6 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from ._errors import InvalidInputError
+from ._validation import as_group_labels
+
 __all__ = ["FORMATS", "InputFileError", "format_of", "numeric_column", "read_table", "select"]
 
 #: input formats and the file extensions that imply them
@@ -301,7 +304,16 @@ def group_column(df: Any, column: str, file: str, flag: str) -> np.ndarray:
     col = require(df, column, file, flag)
     _check_missing(col, column, file, flag, "a value")
     arr = col.to_numpy()
-    return arr.astype(str) if arr.dtype.kind == "O" else arr
+    if arr.dtype.kind == "O":
+        try:
+            as_group_labels(arr, flag, arr.shape[0])
+        except InvalidInputError as exc:
+            raise InputFileError(
+                file,
+                f"column {column!r} ({flag}): expected {exc.expected}; received {exc.received}",
+            ) from None
+        arr = arr.astype(str)
+    return arr
 
 
 def _check_missing(col: Any, column: str, file: str, flag: str, what: str) -> None:

@@ -15,6 +15,7 @@ from ._errors import InvalidInputError
 
 __all__ = [
     "as_float_array",
+    "as_group_labels",
     "as_label_array",
     "check_confidence_level",
     "check_n_resamples",
@@ -112,6 +113,70 @@ def as_label_array(x: object, name: str) -> np.ndarray:
                 "labels without missing values",
                 f"{len(missing)} missing value(s), the first in row {missing[0]}",
             )
+    return a
+
+
+_NOT_SCALAR = (dict, list, tuple, set, frozenset, np.ndarray)
+
+
+def as_group_labels(x: object, name: str, n_rows: int) -> np.ndarray:
+    """Convert group labels (clusters, strata, items) to a 1-D array, one scalar per row.
+
+    A label must be a scalar (number, string, bool): a dict or list per row would
+    make every row its own group, and a missing label (None, NaN) would merge
+    all unlabelled rows into one group, both silently. Both are refused.
+
+    Examples
+    --------
+    >>> as_group_labels(["q1", "q1", "q2"], "clusters", 3).tolist()
+    ['q1', 'q1', 'q2']
+    >>> as_group_labels([{"id": 1}, {"id": 2}], "clusters", 2)
+    Traceback (most recent call last):
+    ...
+    booteval._errors.InvalidInputError: `clusters`: expected one scalar label per row ...
+    """
+    if isinstance(x, (list, tuple)):
+        bad = next((i for i, v in enumerate(x) if isinstance(v, _NOT_SCALAR)), None)
+        if bad is not None:
+            raise InvalidInputError(
+                name,
+                "one scalar label per row (a number or a string)",
+                f"a {type(x[bad]).__name__} in row {bad}: {describe_value(x[bad])}",
+                "A nested value would make every row its own group; pick one field of it.",
+            )
+    a = _to_numpy(x, name)
+    if a.ndim != 1:
+        raise InvalidInputError(
+            name, "one scalar label per row (a 1-D array)", f"an array of shape {a.shape}"
+        )
+    if a.shape[0] != n_rows:
+        raise InvalidInputError(
+            name, f"one label per row ({n_rows} labels)", f"{a.shape[0]} labels"
+        )
+    if a.dtype.kind == "f":
+        missing = np.flatnonzero(np.isnan(a))
+    elif a.dtype == object:
+        bad = next((i for i, v in enumerate(a) if isinstance(v, _NOT_SCALAR)), None)
+        if bad is not None:
+            raise InvalidInputError(
+                name,
+                "one scalar label per row (a number or a string)",
+                f"a {type(a[bad]).__name__} in row {bad}: {describe_value(a[bad])}",
+                "A nested value would make every row its own group; pick one field of it.",
+            )
+        missing = np.array(
+            [i for i, v in enumerate(a) if v is None or (isinstance(v, float) and v != v)],
+            dtype=np.intp,
+        )
+    else:
+        missing = np.zeros(0, dtype=np.intp)
+    if missing.size:
+        raise InvalidInputError(
+            name,
+            "a label in every row",
+            f"{missing.size} missing label(s) (None or NaN), the first in row {int(missing[0])}",
+            "Missing labels would all fall into one group; fill or drop those rows.",
+        )
     return a
 
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from ._codes import dense_codes
 from ._errors import InvalidInputError
+from ._validation import as_group_labels
 
 __all__ = ["Design", "make_design"]
 
@@ -336,11 +337,7 @@ def make_design(
     """
     n_rows = int(n_rows)
     if clusters is not None:
-        c = np.asarray(clusters).reshape(-1)
-        if c.shape[0] != n_rows:
-            raise InvalidInputError(
-                "clusters", f"one label per row ({n_rows} labels)", f"{c.shape[0]} labels"
-            )
+        c = as_group_labels(clusters, "clusters", n_rows)
         unit_of_row, n_units = _encode_groups(c, "clusters")
         clustered = True
     else:
@@ -349,11 +346,7 @@ def make_design(
         clustered = False
 
     if strata is not None:
-        s = np.asarray(strata).reshape(-1)
-        if s.shape[0] != n_rows:
-            raise InvalidInputError(
-                "strata", f"one label per row ({n_rows} labels)", f"{s.shape[0]} labels"
-            )
+        s = as_group_labels(strata, "strata", n_rows)
         row_stratum, n_strata = _encode_groups(s, "strata")
         unit_stratum = np.zeros(n_units, dtype=np.intp)
         unit_stratum[unit_of_row] = row_stratum

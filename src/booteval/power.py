@@ -61,7 +61,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from ._errors import InvalidInputError
-from ._validation import as_float_array, check_same_length, describe_value
+from ._validation import as_float_array, as_group_labels, check_same_length, describe_value
 from .comparison import ComparisonResult
 from .design import _encode_groups
 
@@ -338,11 +338,7 @@ def _from_pilot(scores_a: Any, scores_b: Any, clusters: Any) -> _Reference:
         unpaired = math.sqrt((var_a + var_b) / n)
         source = f"pilot outcomes, {n} rows"
     else:
-        c = np.asarray(clusters).reshape(-1)
-        if c.shape[0] != n:
-            raise InvalidInputError(
-                "clusters", f"one label per row ({n} labels)", f"{c.shape[0]} labels"
-            )
+        c = as_group_labels(clusters, "clusters", n)
         codes, n_clusters = _encode_groups(c, "clusters")
         if n_clusters < 2:
             raise InvalidInputError(
