@@ -13,6 +13,15 @@ from ._validation import check_confidence_level
 __all__ = ["CIResult"]
 
 
+def _significant(x: float, figures: int) -> str:
+    """``x`` to ``figures`` significant figures, without an exponent (``12.6`` -> ``13``)."""
+    if not np.isfinite(x):
+        return str(x)
+    return np.format_float_positional(
+        x, precision=figures, unique=False, fractional=False, trim="-"
+    )
+
+
 @dataclass(frozen=True, eq=False)
 class CIResult:
     """A metric's point estimate with a bootstrap confidence interval.
@@ -113,7 +122,8 @@ class CIResult:
             + f"; {self.design}",
             f"  B = {self.n_resamples} resamples, seed = {self.seed}"
             + (f", {self.n_undefined} undefined (dropped)" if self.n_undefined else ""),
-            f"  standard error {self.standard_error * scale:.{digits}g}; Monte Carlo error of "
+            f"  standard error {_significant(self.standard_error * scale, max(digits, 2))};"
+            " Monte Carlo error of "
             f"the endpoints {self.mcse_low * scale:.2g}, {self.mcse_high * scale:.2g}",
         ]
         if self.n_clusters is not None:
