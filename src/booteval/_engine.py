@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import threading
-import warnings
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -13,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ._errors import BootevalError, InvalidInputError, UndefinedReplicateWarning
+from ._errors import BootevalError, InvalidInputError, UndefinedReplicateWarning, warn
 from ._validation import (
     check_confidence_level,
     check_n_resamples,
@@ -131,7 +130,7 @@ def screen_undefined(
     if n_undefined == b:
         raise BootevalError(msg + ": no interval can be formed.")
     if n_undefined > UNDEFINED_WARN_FRACTION * b:
-        warnings.warn(
+        warn(
             msg + "; they were dropped, so the interval is conditional on the metric being "
             "defined." + hint,
             UndefinedReplicateWarning,

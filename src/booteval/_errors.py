@@ -19,6 +19,12 @@ The hierarchy::
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
 __all__ = [
     "BootevalError",
     "BootevalWarning",
@@ -68,3 +74,52 @@ class UndefinedReplicateWarning(BootevalWarning):
 
 class DegenerateIntervalWarning(BootevalWarning):
     """An interval method hit a degenerate case and used a documented fallback."""
+
+
+# ------------------------------------------------------------ thread-safe warnings
+@dataclass(frozen=True)
+class CaughtWarning:
+    """A warning held back by :func:`collect_warnings` (``message``, ``category``)."""
+
+    message: str | Warning
+    category: type[Warning]
+
+
+_sink: ContextVar[list[CaughtWarning] | None] = ContextVar("booteval_warning_sink", default=None)
+
+
+def warn(message: str | Warning, category: type[Warning], stacklevel: int = 1) -> None:
+    """``warnings.warn`` for booteval's own warnings, which :func:`collect_warnings` can hold.
+
+    ``stacklevel`` counts from the caller of this function, as it would for
+    ``warnings.warn`` called in its place.
+    """
+    sink = _sink.get()
+    if sink is not None:
+        sink.append(CaughtWarning(message, category))
+        return
+    warnings.warn(message, category, stacklevel=stacklevel + 1)
+
+
+@contextmanager
+def collect_warnings() -> Iterator[list[CaughtWarning]]:
+    """Hold back booteval's warnings raised in this context, to re-warn them elsewhere.
+
+    Unlike ``warnings.catch_warnings``, this touches no process-wide state
+    (the warning filters and ``showwarning`` stay as they are), so runs in several
+    threads at once neither lose warnings nor change the user's filters. The
+    sink is a context variable: each thread (and asyncio task) has its own.
+
+    Examples
+    --------
+    >>> with collect_warnings() as caught:
+    ...     warn("held back", BootevalWarning)
+    >>> [str(w.message) for w in caught]
+    ['held back']
+    """
+    sink: list[CaughtWarning] = []
+    token = _sink.set(sink)
+    try:
+        yield sink
+    finally:
+        _sink.reset(token)

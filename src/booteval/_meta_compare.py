@@ -4,13 +4,12 @@
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
 
 from . import _meta_kernels as K
-from ._errors import InvalidInputError
+from ._errors import InvalidInputError, collect_warnings, warn
 from ._lazy import stats as _stats
 from ._meta_core import (
     ALTERNATIVES,
@@ -307,11 +306,10 @@ def compare_correlations(
     reps = bootstrap([stat], resample, n_sys, n_inp, seed_int, b)[0]
     values, n_undef = check_undefined(reps, "difference of the correlations", stacklevel=3)
     jack = jackknife_values(stat, resample, n_sys, n_inp) if me == "bca" else None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with collect_warnings() as caught:
         out = compute_interval(me, diff, values, lev, jackknife=jack, bounds=(-2.0, 2.0))
     for w in caught:
-        warnings.warn(w.message, w.category, stacklevel=2)
+        warn(w.message, w.category, stacklevel=2)
     notes.extend(out.notes)
     shifted = values - diff
     if alternative == "two-sided":

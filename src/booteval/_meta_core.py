@@ -4,14 +4,19 @@ bootstrap replicates, the jackknife for BCa and the result builder."""
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from . import _meta_kernels as K
-from ._errors import BootevalError, InvalidInputError, UndefinedReplicateWarning
+from ._errors import (
+    BootevalError,
+    InvalidInputError,
+    UndefinedReplicateWarning,
+    collect_warnings,
+    warn,
+)
 from ._meta_results import CorrelationResult
 from ._validation import check_confidence_level, describe_value
 from .analytic import fisher_z_interval
@@ -251,7 +256,7 @@ def check_undefined(reps: np.ndarray, what: str, stacklevel: int = 4) -> tuple[n
             f"the {what} was undefined on all {reps.size} replicates: no interval can be formed"
         )
     if n_undef > UNDEFINED_WARN_FRACTION * reps.size:
-        warnings.warn(
+        warn(
             f"the {what} was undefined on {n_undef} of {reps.size} replicates (e.g. every "
             "drawn system with the same score); they were dropped, so the interval is "
             "conditional on the correlation being defined",
@@ -309,8 +314,7 @@ def build_result(
                 "Run correlate(..., resample='both') for bootstrap intervals.",
             )
         resample_used = resample
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with collect_warnings() as caught:
             out = compute_interval(
                 method,
                 prob.estimate,
@@ -320,7 +324,7 @@ def build_result(
                 bounds=(-1.0, 1.0),
             )
         for w in caught:
-            warnings.warn(w.message, w.category, stacklevel=5)
+            warn(w.message, w.category, stacklevel=5)
         low, high, mc_lo, mc_hi = out.low, out.high, out.mcse_low, out.mcse_high
         se = float(np.std(values, ddof=1)) if values.size > 1 else 0.0
         notes.extend(out.notes)

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
 
 from . import _meta_core as M
-from ._errors import BootevalWarning, InvalidInputError
+from ._errors import InvalidInputError, collect_warnings
 from ._meta_results import CoverageRow, CoverageTable
 from ._validation import check_n_resamples, check_positive_int, check_seed
 from .analytic import fisher_z_interval
@@ -208,8 +207,7 @@ def simulate_correlation_coverage(
     lows = {k: np.full(n_trials, np.nan) for k in keys}
     highs = {k: np.full(n_trials, np.nan) for k in keys}
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", BootevalWarning)
+    with collect_warnings():
         for trial in range(n_trials):
             rng = np.random.Generator(
                 np.random.PCG64(np.random.SeedSequence(seed_int, spawn_key=(4, trial)))

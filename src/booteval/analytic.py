@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from booteval._errors import DegenerateIntervalWarning, InvalidInputError
+from booteval._errors import DegenerateIntervalWarning, InvalidInputError, warn
 from booteval._format import format_triplet
 
 __all__ = [
@@ -545,7 +544,7 @@ def delong_interval(
     var = float(np.var(v10, ddof=1)) / m + float(np.var(v01, ddof=1)) / n
     se = math.sqrt(var)
     if se == 0.0:
-        warnings.warn(
+        warn(
             "DeLong standard error is 0: the placement values are constant within each class "
             "(perfect separation or all scores tied), so the interval collapses to the "
             f"estimate {auc:.6g}.",
@@ -649,7 +648,7 @@ def delong_test(
     two_sided = alt == "two-sided"
     z_crit = _normal_quantile(0.5 + 0.5 * level if two_sided else level)
     if se == 0.0:
-        warnings.warn(
+        warn(
             "The DeLong standard error of the AUC difference is 0 (the two scorers give the "
             "same placement-value differences on every row, e.g. identical scores); the "
             "interval collapses to the observed difference and the p-value is degenerate.",
@@ -781,7 +780,7 @@ def fisher_z_interval(
         c = math.sqrt(0.437)
     se = c / math.sqrt(n_ - b)
     if abs(r_) == 1.0:
-        warnings.warn(
+        warn(
             f"r = {r_:g} lies on the boundary: atanh(r) is infinite, so the Fisher-z interval "
             f"is the single point [{r_:g}, {r_:g}].",
             DegenerateIntervalWarning,

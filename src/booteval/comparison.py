@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,7 +11,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from ._engine import check_choice, check_run_options, run_replicates, screen_undefined
-from ._errors import InvalidInputError
+from ._errors import InvalidInputError, collect_warnings, warn
 from ._format import format_triplet
 from ._paired import StackedEvaluator, split_systems, validate_system
 from .design import Design, make_design
@@ -394,8 +393,7 @@ def compare(
         bounds = (lo - hi, hi - lo)
     se_hat = float(np.std(diffs, ddof=1))
     rep_ses = ses[defined] if ses is not None else None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with collect_warnings() as caught:
         out = compute_interval(
             opts.method, diff_hat, diffs, opts.confidence_level,
             jackknife=None if jack is None else jack[:, 1] - jack[:, 0],
@@ -412,7 +410,7 @@ def compare(
             for j in (0, 1)
         ]  # fmt: skip
     for w in caught:
-        warnings.warn(w.message, w.category, stacklevel=2)
+        warn(w.message, w.category, stacklevel=2)
     t_stats = None
     if rep_ses is not None:
         ok = np.isfinite(rep_ses) & (rep_ses > 0)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +15,7 @@ from ._engine import (
     run_replicates,
     screen_undefined,
 )
-from ._errors import InvalidInputError
+from ._errors import InvalidInputError, collect_warnings, warn
 from .design import make_design
 from .intervals import METHODS, compute_interval, resolve_transform
 from .metrics import Metric, resolve_metric
@@ -218,8 +217,7 @@ def ci(
                 "'studentized'",
                 "Run booteval.ci(..., method='studentized') instead.",
             )
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with collect_warnings() as caught:
             out = compute_interval(
                 meth,
                 estimate,
@@ -233,7 +231,7 @@ def ci(
                 ties=opts.bca_ties,
             )
         for w in caught:  # re-raised at the caller of ci() or with_method()
-            warnings.warn(w.message, w.category, stacklevel=3)
+            warn(w.message, w.category, stacklevel=3)
         return CIResult(
             estimate=estimate,
             low=out.low,

@@ -58,14 +58,13 @@ from __future__ import annotations
 import copy
 import math
 import numbers
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ._errors import DegenerateIntervalWarning, InvalidInputError
+from ._errors import DegenerateIntervalWarning, InvalidInputError, warn
 from ._format import format_triplet
 from ._lazy import stats
 from ._validation import (
@@ -302,7 +301,7 @@ def cv_t_interval(
     notes: tuple[str, ...] = ()
     if s == 0.0:
         notes = ("all per-fold values are equal; the interval has zero width",)
-        warnings.warn(notes[0], DegenerateIntervalWarning, stacklevel=2)
+        warn(notes[0], DegenerateIntervalWarning, stacklevel=2)
     return CVInterval(
         estimate=mean,
         low=mean - t * se,

@@ -38,7 +38,6 @@ extreme order statistics (the extreme replicate is used).
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,7 +45,7 @@ from typing import Any
 import numpy as np
 from scipy.special import expit, ndtr, ndtri
 
-from ._errors import DegenerateIntervalWarning, InvalidInputError
+from ._errors import DegenerateIntervalWarning, InvalidInputError, warn
 
 __all__ = [
     "METHODS",
@@ -317,7 +316,7 @@ def bca_levels(
 
 def _warn(notes: list[str]) -> None:
     for note in notes:
-        warnings.warn(note, DegenerateIntervalWarning, stacklevel=4)
+        warn(note, DegenerateIntervalWarning, stacklevel=4)
 
 
 def compute_interval(

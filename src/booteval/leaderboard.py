@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import math
 import string
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from ._engine import check_choice, check_run_options, run_replicates, screen_undefined
-from ._errors import BootevalWarning, DegenerateIntervalWarning, InvalidInputError
+from ._errors import BootevalWarning, DegenerateIntervalWarning, InvalidInputError, warn
 from ._format import format_triplet
 from ._lazy import stats
 from ._paired import StackedEvaluator, validate_system
@@ -872,7 +871,7 @@ def leaderboard(
             f"can be separated; use n_resamples > {math.ceil(2 * n_pairs / alpha)}"
         )
         notes.append(msg)
-        warnings.warn(msg, BootevalWarning, stacklevel=2)
+        warn(msg, BootevalWarning, stacklevel=2)
 
     # ---- groups
     separated = {pp for pp, pr in zip(pair_pos, pairs, strict=True) if pr.separated}
@@ -906,7 +905,7 @@ def leaderboard(
     if notes:
         degenerate = [x for x in notes if not x.startswith("with ")]
         if degenerate:
-            warnings.warn(
+            warn(
                 f"{len(degenerate)} interval(s) met a degenerate case (see result.notes), "
                 f"e.g. {degenerate[0]}",
                 DegenerateIntervalWarning,

@@ -45,7 +45,6 @@ for the method's mean and is not a confidence interval for it.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from ._engine import check_choice, check_run_options, run_replicates, screen_undefined
-from ._errors import InvalidInputError
+from ._errors import InvalidInputError, collect_warnings, warn
 from ._format import format_triplet
 from ._lazy import stats
 from ._paired import StackedEvaluator
@@ -401,11 +400,10 @@ def _check_finite(est: np.ndarray, m: Metric, where: str) -> None:
 def _bootstrap_interval(
     method: str, est: float, values: np.ndarray, level: float, bounds: Any
 ) -> tuple[float, float, tuple[str, ...]]:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with collect_warnings() as caught:
         out = compute_interval(method, est, values, level, bounds=bounds)
     for w in caught:
-        warnings.warn(w.message, w.category, stacklevel=4)
+        warn(w.message, w.category, stacklevel=4)
     return out.low, out.high, out.notes
 
 

@@ -36,7 +36,6 @@ see :func:`permutation_test`) are evaluated once per permutation.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,6 +49,7 @@ from ._errors import (
     DegenerateIntervalWarning,
     InvalidInputError,
     UndefinedReplicateWarning,
+    warn,
 )
 from ._lazy import stats as _stats
 from ._paired import split_systems, validate_system
@@ -881,9 +881,7 @@ def permutation_test(
             what += f" (first error: {swapper.first_error})"
         if n_undefined == null.size:
             raise BootevalError(what + ": no p-value can be formed.")
-        warnings.warn(
-            what + "; they were left out of the p-value.", UndefinedReplicateWarning, stacklevel=2
-        )
+        warn(what + "; they were left out of the p-value.", UndefinedReplicateWarning, stacklevel=2)
         null = null[defined]
     t_ref = swapper.t_ref
     tol = _TIE_RTOL * max(abs(est_a), abs(est_b), abs(t_ref))
@@ -1069,7 +1067,7 @@ def paired_t_test(
     two_sided = alternative == "two-sided"
     crit = float(_stats.t.ppf(0.5 + 0.5 * level if two_sided else level, df))
     if se == 0.0:
-        warnings.warn(
+        warn(
             "The standard error of the paired difference is 0 (the per-row differences are "
             "all equal); the interval collapses to the mean difference and the p-value is "
             "degenerate.",

@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,7 +63,7 @@ from typing import Any
 import numpy as np
 
 from ._engine import check_choice, check_run_options, screen_undefined
-from ._errors import InvalidInputError
+from ._errors import CaughtWarning, InvalidInputError, collect_warnings, warn
 from ._validation import as_float_array, as_label_array, check_same_length, describe_value
 from .comparison import ALTERNATIVES, ComparisonResult, bootstrap_p_value
 from .design import Design, make_design
@@ -811,10 +810,10 @@ def _interval(
     )
 
 
-def _reemit(caught: list[warnings.WarningMessage], stacklevel: int) -> None:
+def _reemit(caught: list[CaughtWarning], stacklevel: int) -> None:
     """Warn again what was caught, attributed ``stacklevel`` frames up from the caller."""
     for w in caught:
-        warnings.warn(w.message, w.category, stacklevel=stacklevel + 1)
+        warn(w.message, w.category, stacklevel=stacklevel + 1)
 
 
 # ------------------------------------------------------------------ results
@@ -1034,8 +1033,7 @@ def threshold_ci(
         rule, target, metric, refit, y_val, [("s_val", s_val)], y_test, [("s_test", s_test)],
         pos_label, strata_val, clusters_val, strata_test, clusters_test,
     )  # fmt: skip
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with collect_warnings() as caught:
         run = _run(problem, opts, ["the system"])
     _reemit(caught, 2)
     reps = run.values[run.defined, 0]
@@ -1052,8 +1050,7 @@ def threshold_ci(
     def build(method_: str, level: float) -> ThresholdCIResult:
         check_choice(method_, "method", ("percentile", "basic", "normal", "bca"))
         jk = jackknife() if method_ == "bca" else None
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with collect_warnings() as caught:
             out = _interval(method_, est, reps, level, jk, problem.bounds, opts.bca_ties)
         _reemit(caught, 3)  # build <- threshold_ci or CIResult.with_method <- the caller
         return ThresholdCIResult(
@@ -1159,8 +1156,7 @@ def threshold_compare(
         y_test, [("s_test_a", s_test_a), ("s_test_b", s_test_b)], pos_label, strata_val,
         clusters_val, strata_test, clusters_test,
     )  # fmt: skip
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with collect_warnings() as caught:
         run = _run(problem, opts, [f"system {name_a}", f"system {name_b}"])
     _reemit(caught, 2)
     reps = run.values[run.defined]
@@ -1180,8 +1176,7 @@ def threshold_compare(
     if problem.bounds is not None:
         lo, hi = problem.bounds
         bounds = (lo - hi, hi - lo)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with collect_warnings() as caught:
         out = _interval(
             opts.method, diff_hat, diffs, opts.confidence_level,
             None if jack is None else jack[0], bounds, opts.bca_ties,

@@ -26,7 +26,6 @@ import math
 import os
 import sys
 import time
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ._engine import check_choice
-from ._errors import BootevalError, BootevalWarning, InvalidInputError
+from ._errors import BootevalError, BootevalWarning, InvalidInputError, collect_warnings, warn
 from ._format import format_triplet
 from ._validation import check_confidence_level, check_positive_int, check_seed
 from .design import make_design
@@ -282,9 +281,7 @@ def _run_all(
         try:
             import joblib
         except ImportError:  # pragma: no cover - joblib ships with scikit-learn
-            warnings.warn(
-                "joblib is not installed: refitting on one core", BootevalWarning, stacklevel=3
-            )
+            warn("joblib is not installed: refitting on one core", BootevalWarning, stacklevel=3)
         else:
             par = joblib.Parallel(
                 n_jobs=min(n_jobs, total), backend=backend, return_as="generator_unordered"
@@ -536,7 +533,7 @@ def bootstrap_training(
             f"all {b} refits failed; first error (replicate {failures[0][0]}): {failures[0][1]}"
         )
     if n_failed:
-        warnings.warn(
+        warn(
             f"{n_failed} of {b} refits failed and were dropped (first: replicate "
             f"{failures[0][0]}: {failures[0][1]}); see result.failures",
             BootevalWarning,
@@ -556,11 +553,10 @@ def bootstrap_training(
         test_var = math.nan
     mean = float(values[ok].mean())
     centre = estimate if math.isfinite(estimate) else mean
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with collect_warnings() as caught:
         out = compute_interval(method, centre, dist, level, bounds=m.bounds)
     for w in caught:
-        warnings.warn(w.message, w.category, stacklevel=2)
+        warn(w.message, w.category, stacklevel=2)
     return TrainingBootstrapResult(
         estimate=estimate, mean=mean, low=out.low, high=out.high, confidence_level=level,
         method=method, metric=m.label, replicate_values=freeze(values),
