@@ -18,6 +18,7 @@ __all__ = [
     "as_group_labels",
     "as_label_array",
     "check_confidence_level",
+    "check_label_pair",
     "check_n_resamples",
     "check_positive_int",
     "check_same_length",
@@ -178,6 +179,92 @@ def as_group_labels(x: object, name: str, n_rows: int) -> np.ndarray:
             "Missing labels would all fall into one group; fill or drop those rows.",
         )
     return a
+
+
+def _label_kind(a: np.ndarray) -> str:
+    if a.dtype.kind in "US":
+        return "string"
+    if a.dtype.kind in "biuf":
+        return "number"
+    kinds = {"string" if isinstance(v, str) else "number" for v in a.tolist()}
+    return kinds.pop() if len(kinds) == 1 else "mixed"
+
+
+def _looks_numeric(values: np.ndarray) -> bool:
+    try:
+        np.asarray(values[:1000], dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _few(values: np.ndarray, k: int = 4) -> str:
+    u = list(dict.fromkeys(values.tolist()))
+    shown = ", ".join(repr(v) for v in u[:k])
+    return f"{{{shown}{', ...' if len(u) > k else ''}}}"
+
+
+def check_label_pair(y_true: np.ndarray, y_pred: np.ndarray, name: str = "y_pred") -> None:
+    """Refuse predicted labels that cannot be compared with the true labels.
+
+    A label metric compares ``y_pred`` with ``y_true`` by equality, so predictions of
+    another type (``'1.0'`` against ``1``, ``True`` against ``'True'``), continuous
+    predictions (probabilities passed as labels) or predictions that share no
+    value with the labels would give a silently wrong score (often 0).
+
+    Examples
+    --------
+    >>> check_label_pair(np.array([0, 1, 1]), np.array([0, 1, 0]))
+    >>> check_label_pair(np.array([0, 1, 1]), np.array(["0.0", "1.0", "0.0"]))
+    Traceback (most recent call last):
+    ...
+    booteval._errors.InvalidInputError: `y_pred`: expected labels of the same type as ...
+    """
+    kt, kp = _label_kind(y_true), _label_kind(y_pred)
+    if "mixed" in (kt, kp):
+        which = "y_true" if kt == "mixed" else name
+        raise InvalidInputError(
+            which, "labels of one type (all numbers or all strings)", "a mix of numbers and strings"
+        )
+    if kt != kp:
+        hint = ""
+        if kp == "string" and _looks_numeric(y_pred):
+            hint = (
+                f"The predicted labels look like numbers written as text ({_few(y_pred)}); "
+                "convert them to numbers first."
+            )
+        elif kt == "string" and _looks_numeric(y_true):
+            hint = (
+                f"The true labels look like numbers written as text ({_few(y_true)}); "
+                "convert them to numbers first."
+            )
+        raise InvalidInputError(
+            name,
+            f"labels of the same type as `y_true` ({kt}s, e.g. {_few(y_true)})",
+            f"{kp}s, e.g. {_few(y_pred)}",
+            hint,
+        )
+    if kt == "number" and y_pred.dtype.kind == "f":
+        frac = y_pred != np.round(y_pred)
+        if frac.any() and not (y_true.dtype.kind == "f" and (y_true != np.round(y_true)).any()):
+            raise InvalidInputError(
+                name,
+                "class labels (the predicted class of each row)",
+                f"continuous values, e.g. {float(y_pred[np.flatnonzero(frac)[0]])!r}",
+                "These look like scores or probabilities: threshold them (y_score >= 0.5) for "
+                "a label metric, or use a score metric such as 'roc_auc' or 'brier' "
+                "(on the command line, pass them with --score).",
+            )
+    true_set = set(y_true.tolist())
+    pred_set = set(y_pred.tolist())
+    if not (true_set & pred_set) and max(len(true_set), len(pred_set)) > 1:
+        raise InvalidInputError(
+            name,
+            "predicted labels that share at least one value with `y_true`",
+            f"{_few(y_pred)} against true labels {_few(y_true)}",
+            "Check that both columns use the same label names (for a binary metric, "
+            "pos_label= names the positive class).",
+        )
 
 
 def check_same_length(arrays: dict[str, np.ndarray]) -> int:

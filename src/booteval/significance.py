@@ -57,6 +57,7 @@ from ._validation import (
     as_float_array,
     as_label_array,
     check_confidence_level,
+    check_label_pair,
     check_positive_int,
     check_same_length,
     check_seed,
@@ -963,14 +964,8 @@ def mcnemar_test(
         "pred_b": as_label_array(pred_b, "pred_b"),
     }
     n = check_same_length(arrays)
-    kinds = {k: ("text" if v.dtype.kind in "US" else "number") for k, v in arrays.items()}
-    if all(v.dtype != object for v in arrays.values()) and len(set(kinds.values())) > 1:
-        other = next(k for k in ("pred_a", "pred_b") if kinds[k] != kinds["y_true"])
-        raise InvalidInputError(
-            other,
-            f"labels of the same type as `y_true` ({kinds['y_true']})",
-            f"{kinds[other]} labels ({arrays[other].dtype})",
-        )
+    for other in ("pred_a", "pred_b"):
+        check_label_pair(arrays["y_true"], arrays[other], other)
     t = arrays["y_true"]
     right_a = np.asarray(arrays["pred_a"] == t, dtype=bool).reshape(-1)
     right_b = np.asarray(arrays["pred_b"] == t, dtype=bool).reshape(-1)

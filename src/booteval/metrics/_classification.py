@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from .._codes import dense_codes
 from .._errors import InvalidInputError
-from .._validation import as_label_array, check_same_length
+from .._validation import as_label_array, check_label_pair, check_same_length
 from ..design import Design
 from ._base import Evaluator, Metric, SumEvaluator, row_sum, safe_divide
 
@@ -71,6 +71,7 @@ class _LabelMetric(Metric):
         y_true = as_label_array(arrays[0], "y_true")
         y_pred = as_label_array(arrays[1], "y_pred")
         check_same_length({"y_true": y_true, "y_pred": y_pred})
+        check_label_pair(y_true, y_pred)
         return y_true, y_pred
 
 
