@@ -3,6 +3,36 @@
 from __future__ import annotations
 
 import math
+import numbers
+
+from ._errors import InvalidInputError
+
+
+def check_digits(digits: object) -> int:
+    """``digits`` as an int in 0..20, or an error naming it."""
+    if (
+        isinstance(digits, bool)
+        or not isinstance(digits, numbers.Real)
+        or not math.isfinite(digits)
+        or int(digits) != digits
+        or not 0 <= digits <= 20
+    ):
+        raise InvalidInputError("digits", "an integer from 0 to 20", repr(digits))
+    return int(digits)
+
+
+def check_scale(scale: object) -> float:
+    """``scale`` as a finite, non-zero float, or an error naming it."""
+    if (
+        isinstance(scale, bool)
+        or not isinstance(scale, numbers.Real)
+        or not math.isfinite(scale)
+        or scale == 0
+    ):
+        raise InvalidInputError(
+            "scale", "a finite, non-zero number (e.g. 100 for percentages)", repr(scale)
+        )
+    return float(scale)
 
 
 def format_triplet(
@@ -15,9 +45,8 @@ def format_triplet(
     >>> format_triplet(0.82021, 0.81012, 0.83, scale=100, digits=2)
     '82.02 (81.01, 83.00)'
     """
-    if not isinstance(digits, int | float) or digits < 0 or int(digits) != digits:
-        raise ValueError(f"`digits`: expected a non-negative integer; received {digits!r}.")
-    d = int(digits)
+    d = check_digits(digits)
+    scale = check_scale(scale)
 
     def one(v: float) -> str:
         if v is None or (isinstance(v, float) and math.isnan(v)):

@@ -20,6 +20,7 @@ __all__ = [
     "check_confidence_level",
     "check_label_pair",
     "check_n_resamples",
+    "check_names",
     "check_positive_int",
     "check_same_length",
     "check_seed",
@@ -44,6 +45,10 @@ def _to_numpy(x: object, name: str) -> np.ndarray:
         return np.asarray(x)
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(name, "an array-like", f"{type(x).__name__} ({exc})") from None
+
+
+#: larger magnitudes overflow the sums of squares behind standard errors and jackknives
+MAX_ABS_VALUE = 1e150
 
 
 def as_float_array(x: object, name: str, *, ndim: tuple[int, ...] = (1,)) -> np.ndarray:
@@ -80,6 +85,17 @@ def as_float_array(x: object, name: str, *, ndim: tuple[int, ...] = (1,)) -> np.
             "finite values",
             f"{int(bad.sum())} NaN or infinite value(s), the first in row {first}",
             "Remove or impute missing outputs before bootstrapping.",
+        )
+    big = np.abs(a) > MAX_ABS_VALUE
+    if big.any():
+        first = int(np.flatnonzero(big.reshape(a.shape[0], -1).any(axis=1))[0])
+        raise InvalidInputError(
+            name,
+            f"values within +-{MAX_ABS_VALUE:.0e}",
+            f"{int(big.sum())} larger value(s), the first in row {first} "
+            f"({float(a.reshape(a.shape[0], -1)[first].max()):.3g})",
+            "Sums of squares of such values overflow float64, which would make the "
+            "standard errors and the jackknife meaningless; rescale the values first.",
         )
     return a
 
@@ -265,6 +281,28 @@ def check_label_pair(y_true: np.ndarray, y_pred: np.ndarray, name: str = "y_pred
             "Check that both columns use the same label names (for a binary metric, "
             "pos_label= names the positive class).",
         )
+
+
+def check_names(names: object, k: int = 2, parameter: str = "names") -> tuple[str, ...]:
+    """``k`` display names (a tuple or list of ``k`` distinct strings or numbers).
+
+    Examples
+    --------
+    >>> check_names(("baseline", "new"))
+    ('baseline', 'new')
+    """
+    if isinstance(names, str | bytes) or not isinstance(names, tuple | list):
+        raise InvalidInputError(
+            parameter, f"a tuple of {k} names, e.g. ('baseline', 'new')", describe_value(names)
+        )
+    if len(names) != k:
+        raise InvalidInputError(parameter, f"{k} names", f"{len(names)}: {describe_value(names)}")
+    out = tuple(str(x) for x in names)
+    if any("\n" in x or "\r" in x for x in out):
+        raise InvalidInputError(parameter, "names on one line", describe_value(names))
+    if len(set(out)) != k:
+        raise InvalidInputError(parameter, "distinct names", describe_value(names))
+    return out
 
 
 def check_same_length(arrays: dict[str, np.ndarray]) -> int:

@@ -14,6 +14,7 @@ from ._engine import check_choice, check_run_options, run_replicates, screen_und
 from ._errors import InvalidInputError, collect_warnings, warn
 from ._format import format_triplet
 from ._paired import StackedEvaluator, split_systems, validate_system
+from ._validation import check_names
 from .design import Design, make_design
 from .intervals import compute_interval
 from .metrics import Metric, resolve_metric
@@ -356,7 +357,7 @@ def compare(
             "data", "two systems' outputs (scores_a, scores_b or y_true, pred_a, pred_b)",
             f"{len(data)} array(s)",
         )  # fmt: skip
-    name_a, name_b = (str(x) for x in names)
+    name_a, name_b = check_names(names)
     m = resolve_metric(metric, metric_kwargs, len(data) - 1)
     stacked, design, n = _bind_pair(
         m, data, (name_a, name_b), lambda k: make_design(k, strata=strata, clusters=clusters)

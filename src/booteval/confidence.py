@@ -15,13 +15,46 @@ from ._engine import (
     run_replicates,
     screen_undefined,
 )
-from ._errors import InvalidInputError, collect_warnings, warn
+from ._errors import DegenerateIntervalWarning, InvalidInputError, collect_warnings, warn
+from .analytic import wilson_interval
 from .design import make_design
 from .intervals import METHODS, compute_interval, resolve_transform
 from .metrics import Metric, resolve_metric
 from .results import CIResult, freeze
 
 __all__ = ["ci"]
+
+
+def _proportion_pointer(
+    name: str, arrays: tuple[np.ndarray, ...], estimate: float, design: Any, level: float
+) -> str | None:
+    """For a proportion of 0 or 1 (every row right, or none), an interval that does not collapse.
+
+    Every resample of an all-correct sample is all-correct, so any bootstrap interval
+    is (1, 1); a score interval is not.
+    """
+    if estimate not in (0.0, 1.0):
+        return None
+    if name == "mean":
+        if not np.all((arrays[0] == 0) | (arrays[0] == 1)):
+            return None
+    elif name not in ("accuracy", "error_rate"):
+        return None
+    n = design.n_rows
+    k = round(estimate * n)
+    if design.clustered:
+        return (
+            f"every row has the same outcome, so every resample does: a bootstrap interval "
+            f"cannot be wider than a point here; a score interval such as "
+            f"booteval.wilson_interval({k}, n) with n the effective number of independent rows "
+            "does not collapse"
+        )
+    w = wilson_interval(k, n, confidence_level=level)
+    return (
+        f"every row has the same outcome, so every resample does: a bootstrap interval "
+        f"cannot be wider than a point here; the Wilson score interval "
+        f"booteval.wilson_interval({k}, {n}) does not collapse: ({w.low:.4g}, {w.high:.4g})"
+    )
 
 
 def ci(
@@ -174,6 +207,11 @@ def ci(
         if m.name in ("roc_auc", "average_precision") else "",
     )  # fmt: skip
     values = reps[defined]
+    if values.size and values.min() == values.max():
+        pointer = _proportion_pointer(m.name, arrays, estimate, design, opts.confidence_level)
+        if pointer:
+            engine_notes += (pointer,)
+            warn(pointer, DegenerateIntervalWarning, stacklevel=2)
     rep_ses = ses[defined] if ses is not None else None
     if (
         tr is not None

@@ -314,6 +314,40 @@ def bca_levels(
     return levels[0], levels[1], z0, acc, notes
 
 
+def _check_monotone(g: Transform, reps: np.ndarray, estimate: float) -> None:
+    """Refuse a transform that is not monotone (and invertible) over the replicates."""
+    xs = np.unique(np.concatenate([reps, [estimate]]))
+    with np.errstate(all="ignore"):
+        ys = np.asarray(g.forward(xs), dtype=float)
+        back = np.asarray(g.inverse(ys), dtype=float) if ys.size else ys
+    if not np.all(np.isfinite(ys)):
+        bad = float(xs[np.flatnonzero(~np.isfinite(ys))[0]])
+        raise InvalidInputError(
+            "transform",
+            "a forward map that is finite over the replicate values",
+            f"forward({bad:.6g}) is not finite",
+        )
+    steps = np.diff(ys)
+    if not (np.all(steps >= 0) or np.all(steps <= 0)):
+        i = int(np.flatnonzero(steps > 0)[0] if steps[0] < 0 else np.flatnonzero(steps < 0)[0])
+        raise InvalidInputError(
+            "transform",
+            "a monotone forward map over the replicate values",
+            f"{g.name}: forward({xs[i]:.6g}) = {ys[i]:.6g} but "
+            f"forward({xs[i + 1]:.6g}) = {ys[i + 1]:.6g}, against the trend",
+            "A non-monotone transform reorders the replicates, so the endpoints mapped back "
+            "need not bracket the estimate.",
+        )
+    scale = max(1.0, float(np.max(np.abs(xs))))
+    if not np.all(np.abs(back - xs) <= 1e-6 * scale + 1e-9 * np.abs(xs)):
+        i = int(np.flatnonzero(~(np.abs(back - xs) <= 1e-6 * scale))[0])
+        raise InvalidInputError(
+            "transform",
+            "an inverse that undoes the forward map",
+            f"inverse(forward({xs[i]:.6g})) = {back[i]:.6g}",
+        )
+
+
 def _warn(notes: list[str]) -> None:
     for note in notes:
         warn(note, DegenerateIntervalWarning, stacklevel=4)
@@ -384,6 +418,7 @@ def compute_interval(
 
     g = transform
     if g is not None:
+        _check_monotone(g, reps, estimate)
         theta = float(g.forward(np.array([estimate]))[0])
         t_reps = np.asarray(g.forward(reps), dtype=float)
     else:
@@ -513,6 +548,13 @@ def compute_interval(
                 f"interval ({low:.6g}, {high:.6g}) clipped to the metric's range [{blo:g}, {bhi:g}]"
             )
             low, high = max(low, blo), min(high, bhi)
+    if not low <= estimate <= high:
+        notes.append(
+            f"the estimate {estimate:.6g} lies outside its own interval ({low:.6g}, {high:.6g}): "
+            "the bootstrap distribution is centred away from the estimate (a metric biased "
+            "under resampling, such as ECE with many bins, or too few resampling units); "
+            "treat this interval with caution"
+        )
 
     if warn:
         _warn([n for n in notes if not n.startswith("interval (")])

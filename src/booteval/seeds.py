@@ -56,7 +56,7 @@ from ._errors import InvalidInputError, collect_warnings, warn
 from ._format import format_triplet
 from ._lazy import stats
 from ._paired import StackedEvaluator
-from ._validation import describe_value
+from ._validation import check_names, describe_value
 from .comparison import ALTERNATIVES, bootstrap_p_value
 from .design import Design, make_design
 from .intervals import compute_interval, order_statistic_quantile
@@ -629,7 +629,7 @@ def compare_methods(
             "data", "two methods' runs (runs_a, runs_b or y_true, runs_a, runs_b)",
             f"{len(data)} array(s)",
         )  # fmt: skip
-    name_a, name_b = (str(x) for x in names)
+    name_a, name_b = check_names(names)
     m = resolve_metric(metric, metric_kwargs, len(data) - 1)
     if len(data) != m.n_inputs + 1:
         _check_n_inputs(m, len(data) - 1, "runs_a, runs_b")

@@ -58,6 +58,7 @@ from ._validation import (
     as_label_array,
     check_confidence_level,
     check_label_pair,
+    check_names,
     check_positive_int,
     check_same_length,
     check_seed,
@@ -823,7 +824,7 @@ def permutation_test(
             "data", "two systems' outputs (scores_a, scores_b or y_true, pred_a, pred_b)",
             f"{len(data)} array(s)",
         )  # fmt: skip
-    name_a, name_b = (str(x) for x in names)
+    name_a, name_b = check_names(names)
     m = resolve_metric(metric, metric_kwargs, len(data) - 1)
     shared, a, b = split_systems(data, m)
     arr_a = validate_system(m, shared, a, name_a)

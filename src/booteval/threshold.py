@@ -64,7 +64,13 @@ import numpy as np
 
 from ._engine import check_choice, check_run_options, screen_undefined
 from ._errors import CaughtWarning, InvalidInputError, collect_warnings, warn
-from ._validation import as_float_array, as_label_array, check_same_length, describe_value
+from ._validation import (
+    as_float_array,
+    as_label_array,
+    check_names,
+    check_same_length,
+    describe_value,
+)
 from .comparison import ALTERNATIVES, ComparisonResult, bootstrap_p_value
 from .design import Design, make_design
 from .intervals import compute_interval
@@ -256,6 +262,19 @@ def _fit_vectorized(rule: _Rule, target: float | None, srt: _Sorted, w: np.ndarr
     return np.where(ok, srt.values[k], np.nan)
 
 
+def _threshold_value(rule: _Rule, value: object) -> float:
+    """A user rule's threshold as a float; anything but one real number is an error."""
+    if isinstance(value, bool | np.bool_) or not (
+        isinstance(value, numbers.Real) or (isinstance(value, np.ndarray) and value.size == 1)
+    ):
+        raise InvalidInputError(
+            "rule",
+            "a callable that returns one number (the threshold)",
+            f"rule {rule.name!r} returned {describe_value(value)}",
+        )
+    return float(np.asarray(value).reshape(-1)[0])
+
+
 def _fit_callable(rule: _Rule, srt: _Sorted, w: np.ndarray) -> tuple[np.ndarray, str | None]:
     """Call a user rule once per row of weights; NaN (and the first error) where it fails."""
     assert rule.call is not None
@@ -269,7 +288,7 @@ def _fit_callable(rule: _Rule, srt: _Sorted, w: np.ndarray) -> tuple[np.ndarray,
         wi = w[i].copy()
         wi.setflags(write=False)
         try:
-            t = float(rule.call(y, s, wi))
+            t = _threshold_value(rule, rule.call(y, s, wi))
         except (ValueError, ZeroDivisionError, FloatingPointError) as exc:
             reason = reason or f"{type(exc).__name__}: {exc}"
             continue
@@ -491,7 +510,7 @@ def fit_threshold(
     check_same_length({"y": pos, "scores": s})
     w = _check_weights(weights, s.shape[0])
     if r.call is not None:
-        return float(r.call(pos.astype(np.int64), s, w))
+        return _threshold_value(r, r.call(pos.astype(np.int64), s, w))
     t = float(_fit_vectorized(r, tgt, _Sorted.build(pos, s), w[None, :])[0])
     if math.isnan(t):
         raise InvalidInputError(
@@ -598,7 +617,10 @@ class _Problem:
         if self.rule.call is not None:  # errors on the full data propagate
             t_hat = np.array(
                 [
-                    float(self.rule.call(v.pos.astype(np.int64), v.scores, np.ones(v.scores.size)))
+                    _threshold_value(
+                        self.rule,
+                        self.rule.call(v.pos.astype(np.int64), v.scores, np.ones(v.scores.size)),
+                    )
                     for v in self.val
                 ]
             )
@@ -1150,7 +1172,7 @@ def threshold_compare(
         on_undefined=on_undefined, bca_ties=bca_ties, batch=batch,
     )  # fmt: skip
     alternative = check_choice(alternative, "alternative", ALTERNATIVES)
-    name_a, name_b = (str(x) for x in names)
+    name_a, name_b = check_names(names)
     problem = _setup(
         rule, target, metric, refit, y_val, [("s_val_a", s_val_a), ("s_val_b", s_val_b)],
         y_test, [("s_test_a", s_test_a), ("s_test_b", s_test_b)], pos_label, strata_val,

@@ -185,8 +185,11 @@ class ECE(_ProbabilityMetric):
             top = p.argmax(axis=1)
             conf = p.max(axis=1)
             y = (top == np.searchsorted(classes, y_true)).astype(float)
-        m = self.n_bins
-        bins = np.minimum((conf * m).astype(np.intp), m - 1)
+        bins = np.minimum(np.floor(conf * self.n_bins), self.n_bins - 1).astype(np.int64)
+        # only occupied bins carry a term (an empty bin adds 0), so the columns are the
+        # occupied bins: memory grows with the rows, never with n_bins
+        bins = np.unique(bins, return_inverse=True)[1].reshape(-1)
+        m = int(bins.max()) + 1
         n = y.size
         rows = np.arange(n)
         # columns: bin b's sum of (y - p), then the row count

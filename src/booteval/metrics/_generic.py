@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import inspect
 import math
+import numbers
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .._validation import as_float_array, as_label_array, check_same_length
+from .._errors import InvalidInputError
+from .._validation import as_float_array, as_label_array, check_same_length, describe_value
 from ..design import Design
 from ._base import Evaluator, Metric
 
@@ -133,10 +135,33 @@ class _CallableEvaluator(Evaluator):
             if self.first_error is None:
                 self.first_error = f"{type(exc).__name__}: {exc}"
             return math.nan
-        return float(value)
+        return self._number(value)
+
+    def _number(self, value: object) -> float:
+        """The callable's value as a float; anything but one real number is an error."""
+        if isinstance(value, bool | np.bool_) or not (
+            isinstance(value, numbers.Real) or (isinstance(value, np.ndarray) and value.size == 1)
+        ):
+            got = (
+                f"an array of shape {value.shape}"
+                if isinstance(value, np.ndarray)
+                else f"{type(value).__name__} {describe_value(value)}"
+            )
+            raise InvalidInputError(
+                "metric",
+                "a callable that returns one number",
+                f"{self.metric.label} returned {got}",
+                "A metric maps the rows to a single value; reduce per-row values first, "
+                "e.g. return float(np.mean(...)).",
+            )
+        return (
+            float(np.asarray(value).reshape(-1)[0])
+            if isinstance(value, np.ndarray)
+            else float(value)
+        )
 
     def estimate(self) -> float:
-        return float(self.metric.func(*self.arrays, **self.metric.kwargs))
+        return self._number(self.metric.func(*self.arrays, **self.metric.kwargs))
 
     def replicates(self, unit_weights: np.ndarray) -> np.ndarray:
         w = self.design.row_weights(unit_weights).astype(np.int64)

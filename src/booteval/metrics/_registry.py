@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._errors import InvalidInputError
+from .._validation import describe_value
 from . import _calibration, _classification, _correlation, _ranking, _regression, _text
 from ._base import Metric
 from ._generic import CallableMetric
@@ -69,6 +70,12 @@ def resolve_metric(
     n_arrays: int,
 ) -> Metric:
     """Turn the user's ``metric=`` (name, Metric, callable or None) into a Metric."""
+    if metric_kwargs is not None and not isinstance(metric_kwargs, Mapping):
+        raise InvalidInputError(
+            "metric_kwargs",
+            "a dict of the metric's parameters, e.g. {'average': 'macro'}",
+            describe_value(metric_kwargs),
+        )
     kwargs = dict(metric_kwargs or {})
     if metric is None:
         if n_arrays != 1:
