@@ -15,6 +15,7 @@ from ._errors import (
     BootevalWarning,
     DegenerateIntervalWarning,
     InvalidInputError,
+    LongRunWarning,
     UndefinedReplicateWarning,
 )
 from .analytic import (
@@ -119,6 +120,7 @@ __all__ = [
     "InvalidInputError",
     "LeaderboardEntry",
     "LeaderboardResult",
+    "LongRunWarning",
     "McNemarTestResult",
     "MethodComparisonResult",
     "Metric",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -12,7 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from ._errors import BootevalError, InvalidInputError, UndefinedReplicateWarning, warn
+from ._errors import (
+    BootevalError,
+    InvalidInputError,
+    LongRunWarning,
+    UndefinedReplicateWarning,
+    warn,
+)
 from ._validation import (
     check_confidence_level,
     check_n_resamples,
@@ -230,8 +237,8 @@ def run_replicates(
     reps = np.empty((n_resamples, *width))
     ses = np.empty(n_resamples) if want_se else None
 
-    def one_batch(start: int) -> None:
-        stop = min(start + size, n_resamples)
+    def one_batch(start: int, stop: int | None = None) -> None:
+        stop = min(start + size if stop is None else stop, n_resamples)
         weights = design.unit_weights(seed, start, stop)
         reps[start:stop] = evaluator.replicates(weights)
         if ses is None:
@@ -245,16 +252,51 @@ def run_replicates(
             values = values[np.isfinite(values)]
             ses[b] = np.std(values, ddof=1) if values.size >= 2 else np.nan
 
-    starts = range(0, n_resamples, size)
-    n_workers = min(resolve_workers(workers), len(starts))
-    if n_workers <= 1 or not getattr(evaluator, "thread_safe", True):
+    # a short first batch, timed, so that a long run says so before it goes on (the
+    # weights of replicate b do not depend on how the replicates are batched)
+    probe = min(size, _PROBE_REPLICATES, n_resamples)
+    started = time.perf_counter()
+    one_batch(0, probe)
+    per_replicate = (time.perf_counter() - started) / probe
+    starts = range(probe, n_resamples, size)
+    parallel = getattr(evaluator, "thread_safe", True)
+    n_workers = min(resolve_workers(workers), len(starts)) if parallel else 1
+    _announce(per_replicate * (n_resamples - probe) / max(n_workers, 1), n_resamples, n_workers)
+    if n_workers <= 1:
         for start in starts:
             one_batch(start)
-    else:
-        with _one_blas_thread(), ThreadPoolExecutor(max_workers=n_workers) as pool:
-            for _ in pool.map(one_batch, starts):
-                pass
+        return reps, ses
+    with _one_blas_thread():
+        pool = ThreadPoolExecutor(max_workers=n_workers)
+        futures = [pool.submit(one_batch, start) for start in starts]
+        try:
+            for future in futures:
+                future.result()
+        finally:
+            # on an error or Ctrl-C, queued batches are dropped at once; a batch
+            # already running finishes in the background, its result unused
+            pool.shutdown(wait=False, cancel_futures=True)
     return reps, ses
+
+
+#: replicates in the timed first batch
+_PROBE_REPLICATES = 64
+#: runs estimated to take longer than this many seconds say so when they start
+LONG_RUN_SECONDS = 60.0
+
+
+def _announce(seconds: float, n_resamples: int, n_workers: int) -> None:
+    if seconds <= LONG_RUN_SECONDS:
+        return
+    minutes = seconds / 60.0
+    when = f"{minutes:.1f} min" if minutes < 120 else f"{minutes / 60.0:.1f} h"
+    warn(
+        f"this run will take about {when} ({n_resamples} resamples on {n_workers} "
+        f"thread{'s' if n_workers > 1 else ''}); Ctrl-C stops it. Fewer resamples "
+        "(n_resamples=1000 for a first look) or engine='numba' where it applies are faster.",
+        LongRunWarning,
+        stacklevel=4,
+    )
 
 
 _blas_lock = threading.Lock()

@@ -11,10 +11,13 @@ The hierarchy::
     ├── UndefinedReplicateWarning
     │   the metric was undefined (NaN) on some bootstrap replicates; they were
     │   dropped and counted in ``result.n_undefined``.
-    └── DegenerateIntervalWarning
-        the interval method could not be applied as stated (constant
-        replicates, a zero-variance jackknife, BCa levels beyond the extreme
-        order statistics); the result's ``notes`` say what was done instead.
+    ├── DegenerateIntervalWarning
+    │   the interval method could not be applied as stated (constant
+    │   replicates, a zero-variance jackknife, BCa levels beyond the extreme
+    │   order statistics); the result's ``notes`` say what was done instead.
+    └── LongRunWarning
+        the run is estimated (from its first replicates) to take more than a
+        minute; said when it starts, so that it can be stopped early.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ __all__ = [
     "BootevalWarning",
     "DegenerateIntervalWarning",
     "InvalidInputError",
+    "LongRunWarning",
     "UndefinedReplicateWarning",
 ]
 
@@ -74,6 +78,10 @@ class UndefinedReplicateWarning(BootevalWarning):
 
 class DegenerateIntervalWarning(BootevalWarning):
     """An interval method hit a degenerate case and used a documented fallback."""
+
+
+class LongRunWarning(BootevalWarning):
+    """The run is estimated to take more than a minute (said when it starts)."""
 
 
 # ------------------------------------------------------------ thread-safe warnings
