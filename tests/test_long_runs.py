@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import _thread
-import threading
+import shutil
+import signal
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -38,20 +40,74 @@ def test_absurd_resample_counts_are_refused_before_any_work():
         booteval.ci(S, n_resamples=10**9)
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-def test_ctrl_c_stops_within_a_second(workers):
-    big = np.random.default_rng(1).random(300_000)
-    fired = threading.Event()
+_API_RUN = """
+import sys
+import numpy as np
+import booteval
+big = np.random.default_rng(1).random(300_000)
+print("started", flush=True)
+booteval.ci(big, n_resamples=200_000, seed=0, method="percentile", workers=int(sys.argv[1]))
+print("finished", flush=True)
+"""
 
-    def interrupt():
+
+def _interrupt_after_start(cmd: list[str], **kwargs) -> tuple[float, int, str]:
+    """Start ``cmd``, send SIGINT one second after it prints its first line; return
+    (seconds from SIGINT to exit, exit status, standard error)."""
+    pipe = subprocess.PIPE
+    proc = subprocess.Popen(cmd, stdout=pipe, stderr=pipe, text=True, **kwargs)
+    try:
+        assert proc.stdout is not None
+        proc.stdout.readline()  # the run is under way (or the command is reading)
         time.sleep(1.0)
-        fired.set()
-        _thread.interrupt_main()
+        assert proc.poll() is None, "the run finished before it could be interrupted"
+        proc.send_signal(signal.SIGINT)
+        sent = time.perf_counter()
+        _, err = proc.communicate(timeout=60)
+        return time.perf_counter() - sent, proc.returncode, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
-    threading.Thread(target=interrupt, daemon=True).start()
-    start = time.perf_counter()
-    with pytest.raises(KeyboardInterrupt):
-        booteval.ci(big, n_resamples=200_000, seed=0, method="percentile", workers=workers)
-        time.sleep(30)  # pragma: no cover - the run finished before the interrupt
-    assert fired.is_set()
-    assert time.perf_counter() - start < 2.5
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT delivery differs on Windows")
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_stops_the_api_within_a_second(workers):
+    elapsed, code, err = _interrupt_after_start([sys.executable, "-c", _API_RUN, str(workers)])
+    assert "KeyboardInterrupt" in err
+    assert code != 0
+    assert elapsed < 1.5, f"stopped {elapsed:.1f} s after Ctrl-C"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT delivery differs on Windows")
+def test_ctrl_c_on_the_command_exits_130_with_one_line(tmp_path):
+    data = tmp_path / "scores.csv"
+    values = np.random.default_rng(2).random(300_000)
+    data.write_text("score\n" + "\n".join(f"{v:.6f}" for v in values) + "\n")
+    exe = shutil.which("booteval")
+    cmd = [exe] if exe else [sys.executable, "-m", "booteval"]
+    # the command prints nothing before its result, so a shell prints the first line
+    script = 'echo started; exec "$@"'
+    elapsed, code, err = _interrupt_after_start(
+        [
+            "sh",
+            "-c",
+            script,
+            "sh",
+            *cmd,
+            "ci",
+            str(data),
+            "--score",
+            "score",
+            "-B",
+            "200000",
+            "--method",
+            "percentile",
+        ],
+    )
+    assert code == 130, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert lines[-1] == "booteval ci: interrupted", err
+    assert "Traceback" not in err
+    assert elapsed < 1.5, f"stopped {elapsed:.1f} s after Ctrl-C"

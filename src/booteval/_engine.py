@@ -268,8 +268,9 @@ def run_replicates(
         return reps, ses
     with _one_blas_thread():
         pool = ThreadPoolExecutor(max_workers=n_workers)
-        futures = [pool.submit(one_batch, start) for start in starts]
-        try:
+        futures = []
+        try:  # submitting is inside: a Ctrl-C while queueing must cancel the queue too
+            futures.extend(pool.submit(one_batch, start) for start in starts)
             for future in futures:
                 future.result()
         finally:

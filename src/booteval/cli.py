@@ -1100,7 +1100,7 @@ def _show_warning(message: Any, category: Any, filename: str, lineno: int, file:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the ``booteval`` command line; returns the exit status (0 ok, 2 bad input).
+    """Run the ``booteval`` command line; returns the exit status (0 ok, 2 bad input, 130 Ctrl-C).
 
     Parameters
     ----------
@@ -1129,3 +1129,6 @@ def main(argv: list[str] | None = None) -> int:
             with contextlib.suppress(Exception):
                 sys.stdout = open(os.devnull, "w")
             return 0
+        except KeyboardInterrupt:  # Ctrl-C: one line and the shell's status for SIGINT
+            print(f"booteval {args.command}: interrupted", file=sys.stderr)
+            return 130
