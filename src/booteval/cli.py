@@ -82,7 +82,14 @@ def parse_metric(spec: str) -> tuple[str, dict[str, Any]]:
 
 
 def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split())
+    """The error on one line, a value pasted at great length shortened to its start."""
+    return " ".join(_shorten(word) for word in str(exc).split())
+
+
+def _shorten(word: str, limit: int = 300) -> str:
+    if len(word) <= limit:  # file paths stay whole
+        return word
+    return f"{word[:100]}... ({len(word):,} characters)"
 
 
 @contextlib.contextmanager
@@ -137,10 +144,68 @@ def _load(args: argparse.Namespace) -> tuple[Any, str]:
     return load(args)
 
 
-def _check_plot_path(args: argparse.Namespace) -> None:
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Check --plot, --output, --scale and --digits before any work is done.
+
+    A run that can only fail at the end (a missing directory, a bad scale) fails
+    first; the output may not be one of the input files (it would overwrite them).
+    """
+    from ._format import check_digits, check_scale
+
+    for flag, attr, check in (("--scale", "scale", check_scale), ("--digits", "digits",
+                                                                   check_digits)):  # fmt: skip
+        if hasattr(args, attr):
+            try:
+                check(getattr(args, attr))
+            except InvalidInputError as exc:
+                raise CliError(f"{flag} {getattr(args, attr)}: expected {exc.expected}") from None
     path = getattr(args, "plot", None)
     if path and Path(path).suffix.lower() not in _PLOT_SUFFIXES:
         raise CliError(f"--plot {path}: expected a file name ending in .png, .pdf or .svg")
+    inputs = _input_paths(args)
+    for flag, target in (("--plot", path), ("--output", getattr(args, "output", None))):
+        if not target:
+            continue
+        parent = Path(target).parent
+        if not parent.is_dir():
+            raise CliError(f"{flag} {target}: the directory {_shown(parent)} does not exist")
+        if Path(target).is_dir():
+            raise CliError(f"{flag} {target}: is a directory; expected a file name")
+        if _resolved(target) in inputs:
+            raise CliError(
+                f"{flag} {target}: is one of the input files; writing it would overwrite the "
+                "data (choose another file name)"
+            )
+    output = getattr(args, "output", None)
+    if path and output and _resolved(path) == _resolved(output):
+        raise CliError(f"--plot {path}: the same file as --output; choose two file names")
+
+
+def _shown(path: Path) -> str:
+    return str(path) if str(path) not in ("", ".") else "'.'"
+
+
+def _resolved(path: str | Path) -> Path:
+    try:
+        return Path(path).expanduser().resolve()
+    except (OSError, RuntimeError):  # pragma: no cover - unreadable path
+        return Path(path)
+
+
+def _input_paths(args: argparse.Namespace) -> set[Path]:
+    """The existing input files named by FILE arguments (globs expanded)."""
+    import glob
+
+    given = getattr(args, "file", None)
+    if not given:
+        return set()
+    found: set[Path] = set()
+    for item in given if isinstance(given, list) else [given]:
+        if item == "-":
+            continue
+        matches = glob.glob(item, recursive=True) if glob.has_magic(item) else [item]
+        found.update(_resolved(m) for m in matches if Path(m).is_file())
+    return found
 
 
 def _plot(args: argparse.Namespace, function: str, *a: Any, **k: Any) -> None:
@@ -278,8 +343,11 @@ def _run_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _used_columns(args: argparse.Namespace) -> tuple[str, ...]:
-    names = [getattr(args, k, None) for k in ("y_true", "cluster", "strata", "system", "id")]
-    return tuple(n for n in names if n) + tuple(getattr(args, "exclude", None) or ())
+    names: list[str] = []
+    for key in ("y_true", "cluster", "strata", "system", "id"):
+        value = getattr(args, key, None)
+        names.extend(value if isinstance(value, list) else [value] if value else [])
+    return tuple(names) + tuple(getattr(args, "exclude", None) or ())
 
 
 def _wide_systems(
@@ -324,7 +392,7 @@ def _cmd_ci(args: argparse.Namespace) -> int:
     from .confidence import ci
     from .report import ci_report
 
-    _check_plot_path(args)
+    _check_outputs(args)
     metrics = _metrics(args)
     for m in metrics:
         _check_y_true(m, args)
@@ -485,7 +553,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from .comparison import compare
     from .report import compare_report
 
-    _check_plot_path(args)
+    _check_outputs(args)
     metrics = _metrics(args)
     for m in metrics:
         _check_y_true(m, args)
@@ -525,7 +593,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     from .leaderboard import leaderboard
     from .report import leaderboard_report
 
-    _check_plot_path(args)
+    _check_outputs(args)
     metrics = _metrics(args)
     if len(metrics) != 1:
         raise CliError("leaderboard ranks by one metric: give --metric once")
@@ -584,7 +652,7 @@ def _cmd_correlate(args: argparse.Namespace) -> int:
     from .meta import correlate_metrics, score_matrices
     from .report import correlation_report
 
-    _check_plot_path(args)
+    _check_outputs(args)
     df, file = _load(args)
     group_column(df, args.system, file, "--system")
     group_column(df, args.input, file, "--input")
@@ -621,6 +689,7 @@ def _cmd_power(args: argparse.Namespace) -> int:
 
     if getattr(args, "plot", None):
         raise CliError("--plot: power has no plot")
+    _check_outputs(args)
     solve = args.solve or ("mde" if args.effect is None else "power")
     if solve in ("power", "n") and args.effect is None:
         raise CliError(f"--solve {solve}: give the true difference to detect with --effect")
@@ -809,7 +878,7 @@ _ID_HELP = ("long format: the row (item) id that pairs the systems; repeat for a
 def _input_parent() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("input")
-    g.add_argument("--input-format", choices=("csv", "tsv", "parquet", "jsonl", "lm-eval",
+    g.add_argument("--input-format", choices=("csv", "tsv", "parquet", "jsonl", "lines", "lm-eval",
                    "inspect", "helm", "lighteval", "code", "long"),
                    help="format of FILE (default: from its extension or content; CSV for "
                    "'-'); nested fields are read with dots (--cluster doc.subject)")  # fmt: skip
@@ -838,7 +907,8 @@ def _columns_parent(outputs: bool = True) -> argparse.ArgumentParser:
                    "resample whole clusters")  # fmt: skip
     g.add_argument("--strata", metavar="COL", help="resample within these strata")
     g.add_argument("--exclude", metavar="COL", action="append",
-                   help="never match this column with a glob")  # fmt: skip
+                   help="never match this column with a glob (id-like columns such as id, "
+                   "doc_id or idx never are)")  # fmt: skip
     return p
 
 
@@ -1023,7 +1093,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument("--human", metavar="COL", required=True, help="human score column")
     g.add_argument("--exclude", metavar="COL", action="append",
-                   help="never match this column with a glob")  # fmt: skip
+                   help="never match this column with a glob (id-like columns such as id, "
+                   "doc_id or idx never are)")  # fmt: skip
     g = p.add_argument_group("correlation")
     g.add_argument("--level", choices=LEVELS, default="system",
                    help="system: correlate system means; summary: per input, averaged; "
@@ -1129,6 +1200,15 @@ def main(argv: list[str] | None = None) -> int:
             with contextlib.suppress(Exception):
                 sys.stdout = open(os.devnull, "w")
             return 0
+        except ImportError as exc:  # an optional dependency of the command line is missing
+            missing = (getattr(exc, "name", None) or "").partition(".")[0]
+            what = f"{missing} is not installed" if missing else _one_line(exc)
+            print(
+                f"booteval {args.command}: error: {what}; the command line needs it: "
+                'pip install "booteval[cli]"',
+                file=sys.stderr,
+            )
+            return 2
         except KeyboardInterrupt:  # Ctrl-C: one line and the shell's status for SIGINT
             print(f"booteval {args.command}: interrupted", file=sys.stderr)
             return 130

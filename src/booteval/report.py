@@ -28,7 +28,7 @@ import io
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ._format import format_triplet
@@ -389,10 +389,23 @@ def power_report(analysis: Any, *, scale: float = 1.0, digits: int = 4) -> Repor
 
 
 # --------------------------------------------------------------------------- rendering
+#: integers beyond this lose digits in JavaScript, jq and spreadsheets (2**53 - 1)
+_SAFE_INTEGER = 2**53 - 1
+
+
 def _plain(v: Any) -> Any:
-    """JSON-safe plain data: NumPy scalars to Python, non-finite floats to None."""
+    """JSON-safe plain data: NumPy scalars to Python, non-finite floats to None.
+
+    A seed too large for a double (booteval's fresh seeds are 128-bit) is written a
+    second time as text, ``seed_text``, which JavaScript and jq read without rounding.
+    """
     if isinstance(v, dict):
-        return {str(k): _plain(x) for k, x in v.items()}
+        out = {str(k): _plain(x) for k, x in v.items()}
+        for key in [k for k in out if k == "seed" or k.endswith("_seed")]:
+            text = _big_integers_as_text(out[key])
+            if text is not None and f"{key}_text" not in out:
+                out[f"{key}_text"] = text
+        return out
     if isinstance(v, list | tuple):
         return [_plain(x) for x in v]
     if hasattr(v, "item") and not isinstance(v, str):
@@ -402,9 +415,55 @@ def _plain(v: Any) -> Any:
     return v
 
 
+def _big_integers_as_text(value: Any) -> Any:
+    """``value`` (an int or a list of ints) as text where any exceeds 2**53 - 1, else None."""
+    values = value if isinstance(value, list) else [value]
+    if not any(isinstance(x, int) and abs(x) > _SAFE_INTEGER for x in values):
+        return None
+    texts = [str(x) if isinstance(x, int) else x for x in values]
+    return texts if isinstance(value, list) else texts[0]
+
+
+_CONTROL = {ord(c): f"\\x{ord(c):02x}" for c in map(chr, range(32))} | {
+    ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"
+}  # fmt: skip
+
+
+def _visible(text: str) -> str:
+    """A table cell on one line: line breaks and other control characters shown escaped."""
+    return text.translate(_CONTROL)
+
+
+def _one_line_tables(rep: Report) -> list[Table]:
+    """The report's tables with every cell made one line (names may hold line breaks)."""
+    return [
+        replace(
+            t,
+            columns=[_visible(c) for c in t.columns],
+            rows=[[_visible(c) for c in r] for r in t.rows],
+        )
+        for t in rep.tables
+    ]
+
+
+def _one_line_footer(rep: Report) -> list[str]:
+    return [_visible(line) for line in rep.footer]
+
+
+#: first characters that make a spreadsheet read a cell as a formula (OWASP's list)
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _spreadsheet_safe(value: Any) -> Any:
+    """A text cell starting like a formula, prefixed with ``'`` so it stays text (OWASP)."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
 def _text(rep: Report) -> str:
     blocks = []
-    for t in rep.tables:
+    for t in _one_line_tables(rep):
         widths = [max(len(r[c]) for r in [t.columns, *t.rows]) for c in range(len(t.columns))]
 
         def line(cells: list[str], t: Table = t, widths: list[int] = widths) -> str:
@@ -415,7 +474,7 @@ def _text(rep: Report) -> str:
 
         body = "\n".join([line(t.columns), *(line(r) for r in t.rows)])
         blocks.append((t.title + "\n" if t.title else "") + body)
-    blocks.append("\n".join(rep.footer))
+    blocks.append("\n".join(_one_line_footer(rep)))
     return "\n\n".join(blocks)
 
 
@@ -424,14 +483,14 @@ def _markdown(rep: Report) -> str:
         return s.replace("|", "\\|")
 
     blocks = []
-    for t in rep.tables:
+    for t in _one_line_tables(rep):
         lines = [
             "| " + " | ".join(esc(h) for h in t.columns) + " |",
             "| " + " | ".join("---:" if a == "r" else "---" for a in t.align) + " |",
             *("| " + " | ".join(esc(c) for c in r) + " |" for r in t.rows),
         ]
         blocks.append((f"**{t.title}**\n\n" if t.title else "") + "\n".join(lines))
-    blocks.append("\n".join(rep.footer))
+    blocks.append("\n".join(_one_line_footer(rep)))
     return "\n\n".join(blocks)
 
 
@@ -455,7 +514,7 @@ def latex_escape(s: str) -> str:
 
 def _latex(rep: Report) -> str:
     blocks = []
-    for t in rep.tables:
+    for t in _one_line_tables(rep):
         k = len(t.columns)
         lines = [
             r"\begin{tabular}{" + "".join(t.align) + "}",
@@ -466,7 +525,7 @@ def _latex(rep: Report) -> str:
             r"\bottomrule",
             *(
                 rf"\multicolumn{{{k}}}{{l}}{{\footnotesize {latex_escape(f)}}} \\"
-                for f in rep.footer
+                for f in _one_line_footer(rep)
             ),
             r"\end{tabular}",
         ]
@@ -503,7 +562,7 @@ def _csv(rep: Report) -> str:
             v = _plain(rec.get(k))
             if isinstance(v, list):
                 v = "; ".join(map(str, v))
-            row.append("" if v is None else v)
+            row.append("" if v is None else _spreadsheet_safe(v))
         w.writerow([*row, rep.provenance["booteval"]])
     return buf.getvalue().rstrip("\n")
 
@@ -551,12 +610,12 @@ def print_rich(report: Report, console: Any = None) -> None:
     from rich.table import Table as RichTable
 
     console = console or Console()
-    for t in report.tables:
+    for t in _one_line_tables(report):
         rt = RichTable(title=t.title or None, box=box.SIMPLE_HEAD, header_style="bold")
         for name, a in zip(t.columns, t.align, strict=True):
             rt.add_column(name, justify="right" if a == "r" else "left", no_wrap=True)
         for row in t.rows:
             rt.add_row(*row)
         console.print(rt)
-    for line in report.footer:
+    for line in _one_line_footer(report):
         console.print(line, style="dim", highlight=False, markup=False, soft_wrap=True)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import InvalidInputError
-from .._io import InputFileError, read_table, require
+from .._io import InputFileError, format_of, read_table, require
 from ._common import flatten, pandas
 from ._read import FORMATS as LOG_FORMATS
 from ._read import detect_format, read
@@ -102,6 +102,12 @@ def _flat(files: list[str], fmt: str | None) -> Any:
     frames = [read_table(p, fmt) for p in paths]
     if len(frames) == 1:
         return flatten_columns(frames[0])
+    kinds = {format_of(p, fmt) == "lines" for p in paths}
+    if kinds == {True}:
+        return _side_by_side(paths, frames)
+    if len(kinds) > 1:
+        raise InputFileError(_display(paths), "plain text line files (.txt) cannot be mixed "
+                             "with tables; give only line files, or only tables")  # fmt: skip
     first = list(frames[0].columns)
     for p, f in zip(paths[1:], frames[1:], strict=True):
         if set(f.columns) != set(first):
@@ -109,6 +115,21 @@ def _flat(files: list[str], fmt: str | None) -> Any:
             raise InputFileError(p, f"expected the same columns as {paths[0]} to stack the files; "
                                  f"columns {', '.join(extra[:10])} are in only one")  # fmt: skip
     return flatten_columns(pd.concat(frames, ignore_index=True))
+
+
+def _side_by_side(paths: list[str], frames: list[Any]) -> Any:
+    """Line files as the columns of one table (a reference file beside hypothesis files)."""
+    pd = pandas()
+    names = [f.columns[0] for f in frames]
+    for p, f, name in zip(paths, frames, names, strict=True):
+        if names.count(name) > 1:
+            raise InputFileError(p, f"two line files give the column name {name!r}; rename one")
+        if len(f) != len(frames[0]):
+            raise InputFileError(
+                p, f"has {len(f)} lines but {paths[0]} has {len(frames[0])}: line files are "
+                "paired line by line, so they must have as many lines",
+            )  # fmt: skip
+    return pd.concat(frames, axis=1)
 
 
 def _composite_id(args: Any, df: Any, name: str) -> Any:

@@ -62,7 +62,8 @@ def pandas() -> Any:
     except ImportError:  # pragma: no cover - pandas is in the test environment
         raise ImportError(
             "reading evaluation logs needs pandas (and pyarrow for Parquet): "
-            'pip install "booteval[logs]"'
+            'pip install "booteval[logs]"',
+            name="pandas",
         ) from None
     return pd
 
