@@ -80,3 +80,35 @@ def test_collect_warnings_is_per_thread():
         warn("held here", BootevalWarning)
     assert [str(w.message) for w in held] == ["held here"]
     assert [str(w.message) for w in seen] == ["from another thread"]
+
+
+# ------------------------------------------------------------------ threads and processes
+RNG = np.random.default_rng(11)
+Y = RNG.integers(0, 2, 300)
+S = np.clip(Y * 0.3 + RNG.random(300) * 0.7, 0, 1)
+P = (S > 0.5).astype(int)
+
+
+def _numbers(which: str) -> tuple:
+    """A few results as plain numbers (picklable, comparable bit for bit)."""
+    if which == "ci":
+        r = booteval.ci(Y, S, metric="roc_auc", n_resamples=500, seed=3)
+        return (r.estimate, r.low, r.high, r.distribution.tobytes())
+    if which == "compare":
+        r = booteval.compare(Y, P, 1 - P, metric="accuracy", n_resamples=500, seed=3)
+        return (r.estimate, r.low, r.high, r.p_value, r.distribution.tobytes())
+    r = booteval.ci(S, n_resamples=500, seed=3, clusters=np.arange(300) // 10, workers=2)
+    return (r.estimate, r.low, r.high, r.distribution.tobytes())
+
+
+@pytest.mark.parametrize("which", ["ci", "compare", "clustered"])
+def test_threads_and_processes_give_the_numbers_of_one_process(which):
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    expected = _numbers(which)
+    with ThreadPoolExecutor(4) as pool:
+        assert all(got == expected for got in pool.map(_numbers, [which] * 4))
+    context = multiprocessing.get_context("spawn")  # a fresh interpreter: nothing inherited
+    with ProcessPoolExecutor(2, mp_context=context) as pool:
+        assert all(got == expected for got in pool.map(_numbers, [which] * 2))
