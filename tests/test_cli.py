@@ -308,7 +308,7 @@ def bad_files(tmp_path):
         (["ci", "ok.csv", "--y-true", "label", "--y-pred", "pred", "--metric", "nosuch"],
          ["--metric", "nosuch", "accuracy"]),
         (["ci", "ok.csv", "--score", "pred", "--confidence", "95"],
-         ["ok.csv", "confidence_level", "0.95"]),
+         ["--confidence 95", "0.95"]),
         (["ci", "ok.csv", "--y-pred", "pred", "--metric", "accuracy"], ["--y-true"]),
         (["compare", "ok.csv", "--a", "pred", "--b", "zz"], ["ok.csv", "'zz'", "--b"]),
         (["compare", "ok.csv", "--y-true", "label", "--a", "pred", "--b", "pred", "--metric",

@@ -22,6 +22,8 @@ The hierarchy::
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -99,14 +101,32 @@ _sink: ContextVar[list[CaughtWarning] | None] = ContextVar("booteval_warning_sin
 def warn(message: str | Warning, category: type[Warning], stacklevel: int = 1) -> None:
     """``warnings.warn`` for booteval's own warnings, which :func:`collect_warnings` can hold.
 
-    ``stacklevel`` counts from the caller of this function, as it would for
-    ``warnings.warn`` called in its place.
+    The warning is attributed to the first caller outside booteval (the user's line),
+    however many of booteval's frames lie between (decorators, helpers); ``stacklevel``,
+    counted from the caller of this function as for ``warnings.warn``, is used only when
+    no such frame exists.
     """
     sink = _sink.get()
     if sink is not None:
         sink.append(CaughtWarning(message, category))
         return
-    warnings.warn(message, category, stacklevel=stacklevel + 1)
+    warnings.warn(message, category, stacklevel=_user_stacklevel() or stacklevel + 1)
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _user_stacklevel() -> int | None:
+    """The ``stacklevel`` (for a ``warnings.warn`` in :func:`warn`) of the first frame
+    outside the booteval package, or None."""
+    frame = sys._getframe(2)  # the caller of warn()
+    level = 2
+    while frame is not None:
+        if not frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+            return level
+        frame = frame.f_back
+        level += 1
+    return None
 
 
 @contextmanager

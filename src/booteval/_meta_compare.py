@@ -27,6 +27,7 @@ from ._meta_core import (
     matrices_iv,
 )
 from ._meta_results import CorrelationComparison
+from ._params import validated
 from ._validation import check_n_resamples, check_seed
 from .intervals import compute_interval
 from .results import freeze
@@ -192,6 +193,7 @@ def _williams(r12: float, r13: float, r23: float, n: int, alternative: str) -> t
     return t, min(1.0, p)
 
 
+@validated
 def compare_correlations(
     X_a: Any,
     X_b: Any,

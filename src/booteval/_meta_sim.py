@@ -10,6 +10,7 @@ import numpy as np
 from . import _meta_core as M
 from ._errors import InvalidInputError, collect_warnings
 from ._meta_results import CoverageRow, CoverageTable
+from ._params import validated
 from ._validation import check_n_resamples, check_positive_int, check_seed
 from .analytic import fisher_z_interval
 from .intervals import compute_interval
@@ -78,6 +79,7 @@ def _check_sd(value: object, name: str) -> float:
     return float(value)
 
 
+@validated
 def simulate_correlation_coverage(
     *,
     level: str = "system",

@@ -337,7 +337,8 @@ def check_confidence_level(confidence_level: object) -> float:
             "confidence_level",
             "a number strictly between 0 and 1 (e.g. 0.95)",
             describe_value(confidence_level),
-            "Pass 0.95 rather than 95."
+            f"Did you mean {float(confidence_level) / 100:g}? Pass "
+            f"{float(confidence_level) / 100:g} rather than {confidence_level:g}."
             if isinstance(confidence_level, numbers.Real) and 1 < float(confidence_level) < 100
             else "",
         )

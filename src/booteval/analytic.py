@@ -25,6 +25,7 @@ import numpy as np
 
 from booteval._errors import DegenerateIntervalWarning, InvalidInputError, warn
 from booteval._format import format_triplet
+from booteval._params import validated
 
 __all__ = [
     "AnalyticInterval",
@@ -359,6 +360,7 @@ def _placements(score: np.ndarray, is_pos: np.ndarray) -> tuple[np.ndarray, np.n
 # --------------------------------------------------------------------------------------------
 
 
+@validated
 def wilson_interval(successes: int, n: int, *, confidence_level: float = 0.95) -> AnalyticInterval:
     """Wilson score interval for a binomial proportion, without continuity correction.
 
@@ -416,6 +418,7 @@ def wilson_interval(successes: int, n: int, *, confidence_level: float = 0.95) -
     return AnalyticInterval(p, low, high, level, "wilson", n_, None)
 
 
+@validated
 def clopper_pearson_interval(
     successes: int, n: int, *, confidence_level: float = 0.95
 ) -> AnalyticInterval:
@@ -478,6 +481,7 @@ def clopper_pearson_interval(
 # --------------------------------------------------------------------------------------------
 
 
+@validated
 def delong_interval(
     y_true: Any, y_score: Any, *, confidence_level: float = 0.95, pos_label: Any = 1
 ) -> AnalyticInterval:
@@ -557,6 +561,7 @@ def delong_interval(
     return AnalyticInterval(auc, low, high, level, "delong", m + n, se)
 
 
+@validated
 def delong_test(
     y_true: Any,
     y_score_a: Any,
@@ -695,6 +700,7 @@ def delong_test(
 # --------------------------------------------------------------------------------------------
 
 
+@validated
 def fisher_z_interval(
     r: float, n: int, *, coefficient: str = "pearson", confidence_level: float = 0.95
 ) -> AnalyticInterval:

@@ -145,20 +145,23 @@ def _load(args: argparse.Namespace) -> tuple[Any, str]:
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
-    """Check --plot, --output, --scale and --digits before any work is done.
+    """Check --plot, --output and the declared options before any work is done.
 
     A run that can only fail at the end (a missing directory, a bad scale) fails
     first; the output may not be one of the input files (it would overwrite them).
     """
-    from ._format import check_digits, check_scale
+    from ._params import normalise
 
-    for flag, attr, check in (("--scale", "scale", check_scale), ("--digits", "digits",
-                                                                   check_digits)):  # fmt: skip
-        if hasattr(args, attr):
-            try:
-                check(getattr(args, attr))
-            except InvalidInputError as exc:
-                raise CliError(f"{flag} {getattr(args, attr)}: expected {exc.expected}") from None
+    # the options that are public parameters get the API's own checks (booteval._params)
+    for flag, attr, name in _DECLARED_OPTIONS:
+        value = getattr(args, attr, None)
+        if value is None and name not in ("scale", "digits"):
+            continue
+        try:
+            normalise(name, value)
+        except InvalidInputError as exc:
+            hint = f" ({exc.hint})" if exc.hint else ""
+            raise CliError(f"{flag} {value}: expected {exc.expected}{hint}") from None
     path = getattr(args, "plot", None)
     if path and Path(path).suffix.lower() not in _PLOT_SUFFIXES:
         raise CliError(f"--plot {path}: expected a file name ending in .png, .pdf or .svg")
@@ -179,6 +182,16 @@ def _check_outputs(args: argparse.Namespace) -> None:
     output = getattr(args, "output", None)
     if path and output and _resolved(path) == _resolved(output):
         raise CliError(f"--plot {path}: the same file as --output; choose two file names")
+
+
+#: (flag, argparse attribute, declared parameter) checked before any work
+_DECLARED_OPTIONS = (
+    ("--confidence", "confidence", "confidence_level"),
+    ("-B", "n_resamples", "n_resamples"),
+    ("--seed", "seed", "seed"),
+    ("--scale", "scale", "scale"),
+    ("--digits", "digits", "digits"),
+)
 
 
 def _shown(path: Path) -> str:

@@ -14,6 +14,7 @@ from ._engine import check_choice, check_run_options, run_replicates, screen_und
 from ._errors import InvalidInputError, collect_warnings, warn
 from ._format import format_triplet
 from ._paired import StackedEvaluator, split_systems, validate_system
+from ._params import validated
 from ._validation import check_names
 from .design import Design, make_design
 from .intervals import compute_interval
@@ -281,6 +282,7 @@ def _bind_pair(
     return stacked, design, n_a
 
 
+@validated
 def compare(
     *data: Any,
     metric: str | Metric | Callable[..., float] | None = None,

@@ -16,6 +16,7 @@ from ._engine import (
     screen_undefined,
 )
 from ._errors import DegenerateIntervalWarning, InvalidInputError, collect_warnings, warn
+from ._params import validated
 from .analytic import wilson_interval
 from .design import make_design
 from .intervals import METHODS, compute_interval, resolve_transform
@@ -57,6 +58,7 @@ def _proportion_pointer(
     )
 
 
+@validated
 def ci(
     *data: Any,
     metric: str | Metric | Callable[..., float] | None = None,

@@ -67,6 +67,7 @@ import numpy as np
 from ._errors import DegenerateIntervalWarning, InvalidInputError, warn
 from ._format import format_triplet
 from ._lazy import stats
+from ._params import validated
 from ._validation import (
     as_float_array,
     check_confidence_level,
@@ -212,6 +213,7 @@ def _check_ratio(value: object, name: str) -> float:
     return float(value)
 
 
+@validated
 def cv_t_interval(
     values: Sequence[float] | np.ndarray,
     *,
@@ -436,6 +438,7 @@ def _rng(seed: int, *key: int) -> np.random.Generator:
 # --------------------------------------------------------------------------- nested CV
 
 
+@validated
 def nested_cv_interval(
     X: Any,
     y: Any,

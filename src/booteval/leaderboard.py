@@ -56,6 +56,7 @@ from ._errors import BootevalWarning, DegenerateIntervalWarning, InvalidInputErr
 from ._format import format_triplet
 from ._lazy import stats
 from ._paired import StackedEvaluator, validate_system
+from ._params import validated
 from .comparison import bootstrap_p_value
 from .design import make_design
 from .intervals import compute_interval, order_statistic_quantile
@@ -658,6 +659,7 @@ def _from_long(
     )
 
 
+@validated
 def leaderboard(
     systems: Mapping[Any, Any] | Any,
     *,

@@ -92,6 +92,7 @@ from ._meta_core import (
 )
 from ._meta_results import CorrelationComparison, CorrelationResult, CoverageRow, CoverageTable
 from ._meta_sim import simulate_correlation_coverage
+from ._params import validated
 from ._validation import check_n_resamples, check_seed, describe_value
 
 __all__ = [
@@ -115,6 +116,7 @@ __all__ = [
 
 
 # ------------------------------------------------------------------------------ correlate
+@validated
 def correlate(
     X: Any,
     Z: Any,
@@ -197,6 +199,7 @@ def correlate(
     )
 
 
+@validated
 def correlate_metrics(
     metrics: Mapping[str, Any],
     Z: Any,

@@ -57,6 +57,7 @@ import scipy.sparse as sp
 
 from ._engine import check_choice, check_run_options, screen_undefined
 from ._errors import InvalidInputError
+from ._params import validated
 from .design import make_design
 from .intervals import compute_interval
 from .metrics._base import _matmul
@@ -191,6 +192,7 @@ def macro_average(
     return float(_nanmean_rows(per_label_scores(y_true, y_pred, metric, undefined)))
 
 
+@validated
 def multilabel_ci(
     y_true: object,
     y_pred: object,

@@ -67,6 +67,7 @@ import numpy as np
 from ._errors import InvalidInputError
 from ._format import format_triplet
 from ._lazy import stats
+from ._params import validated
 from ._validation import check_confidence_level, check_positive_int, check_seed, describe_value
 from .crossval import _check_xy, _resolve_learner, _resolve_loss, _rng
 
@@ -374,6 +375,7 @@ def _normal(est: float, se: float, level: float, lo: float, hi: float) -> tuple[
     return max(est - z * se, lo), min(est + z * se, hi)
 
 
+@validated
 def bootstrap_error_estimates(
     X: Any,
     y: Any,
@@ -524,6 +526,7 @@ def bootstrap_error_estimates(
     )
 
 
+@validated
 def oob_ensemble_extrapolation(
     X: Any,
     y: Any,

@@ -61,6 +61,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from ._errors import InvalidInputError
+from ._params import validated
 from ._validation import as_float_array, as_group_labels, check_same_length, describe_value
 from .comparison import ComparisonResult
 from .design import _encode_groups
@@ -556,6 +557,7 @@ _SHARED_PARAMETERS = """
         needed to rescale it or to answer in rows (clusters)."""
 
 
+@validated(own=("alternative",))
 def minimum_detectable_effect(
     *data: Any,
     power: float = 0.8,
@@ -623,6 +625,7 @@ def minimum_detectable_effect(
     return _result(ref, "effect", effect, p, a, alt, se, rows, groups, notes)
 
 
+@validated(own=("alternative",))
 def power_for_effect(
     *data: Any,
     effect: float,
@@ -674,6 +677,7 @@ def power_for_effect(
     return _result(ref, "power", eff, _power(eff, se, a, alt), a, alt, se, rows, groups, notes)
 
 
+@validated(own=("alternative",))
 def required_sample_size(
     *data: Any,
     effect: float,

@@ -56,6 +56,7 @@ from ._errors import InvalidInputError, collect_warnings, warn
 from ._format import format_triplet
 from ._lazy import stats
 from ._paired import StackedEvaluator
+from ._params import validated
 from ._validation import check_names, describe_value
 from .comparison import ALTERNATIVES, bootstrap_p_value
 from .design import Design, make_design
@@ -417,6 +418,7 @@ def _clip(lo: float, hi: float, bounds: Any) -> tuple[float, float, tuple[str, .
 
 
 # --------------------------------------------------------------- public API
+@validated
 def pool_seeds(
     *data: Any,
     metric: str | Metric | Callable[..., float] | None = None,
@@ -562,6 +564,7 @@ def _pool(
     )  # fmt: skip
 
 
+@validated
 def compare_methods(
     *data: Any,
     metric: str | Metric | Callable[..., float] | None = None,

@@ -53,6 +53,7 @@ from ._errors import (
 )
 from ._lazy import stats as _stats
 from ._paired import split_systems, validate_system
+from ._params import validated
 from ._validation import (
     as_float_array,
     as_label_array,
@@ -722,6 +723,7 @@ def _count_extreme(null: np.ndarray, t: float, alternative: str, tol: float) -> 
 # --------------------------------------------------------------------------------------------
 
 
+@validated
 def permutation_test(
     *data: Any,
     metric: str | Metric | Callable[..., float] | None = None,
@@ -904,6 +906,7 @@ def permutation_test(
 # --------------------------------------------------------------------------------------------
 
 
+@validated
 def mcnemar_test(
     y_true: Any,
     pred_a: Any,
@@ -993,6 +996,7 @@ def mcnemar_test(
 # --------------------------------------------------------------------------------------------
 
 
+@validated
 def paired_t_test(
     scores_a: Any,
     scores_b: Any,

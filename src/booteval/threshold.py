@@ -64,6 +64,7 @@ import numpy as np
 
 from ._engine import check_choice, check_run_options, screen_undefined
 from ._errors import CaughtWarning, InvalidInputError, collect_warnings, warn
+from ._params import validated
 from ._validation import (
     as_float_array,
     as_label_array,
@@ -945,6 +946,7 @@ class ThresholdComparisonResult(ComparisonResult):
 
 
 # ------------------------------------------------------------------ public
+@validated
 def threshold_ci(
     y_val: Any,
     s_val: Any,
@@ -1094,6 +1096,7 @@ def threshold_ci(
     return build(opts.method, opts.confidence_level)
 
 
+@validated
 def threshold_compare(
     y_val: Any,
     s_val_a: Any,

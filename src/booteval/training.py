@@ -35,6 +35,7 @@ import numpy as np
 from ._engine import check_choice
 from ._errors import BootevalError, BootevalWarning, InvalidInputError, collect_warnings, warn
 from ._format import format_triplet
+from ._params import validated
 from ._validation import check_confidence_level, check_positive_int, check_seed
 from .design import make_design
 from .intervals import compute_interval
@@ -310,6 +311,7 @@ def _metric_for(metric: Any, metric_kwargs: Any, n_inputs: int) -> Metric:
 
 
 # --------------------------------------------------------------- public API
+@validated
 def bootstrap_training(
     estimator: Any,
     X_train: Any,

@@ -86,6 +86,7 @@ import numpy as np
 
 from ._engine import check_choice, check_run_options, screen_undefined
 from ._errors import InvalidInputError
+from ._params import validated
 from ._validation import as_float_array, check_same_length, describe_value
 from .intervals import compute_interval
 from .metrics._base import _matmul
@@ -207,6 +208,7 @@ def _as_statistic_values(value: object) -> np.ndarray:
     return a.reshape(-1)
 
 
+@validated
 def wild_ci(
     X: object,
     y: object,
