@@ -125,3 +125,23 @@ def test_ece_with_absurd_bin_count_uses_only_occupied_bins():
     r = booteval.ci(y, p, metric="ece", metric_kwargs={"n_bins": 10**9}, method="percentile", **RUN)
     # each row alone in its bin: ECE is the mean absolute residual
     assert r.estimate == pytest.approx(np.mean(np.abs(y - p)))
+
+
+def test_a_two_argument_threshold_rule_is_refused_naming_the_call():
+    y, s = np.array([0, 1] * 20), np.linspace(0, 1, 40)
+    with pytest.raises(booteval.InvalidInputError, match=r"`rule`.*rule\(y_val, s_val, weights\)"):
+        booteval.threshold_ci(y, s, y, s, rule=lambda y, s: 0.5, metric="f1", **RUN)
+
+
+def test_the_bad_input_battery_gives_only_clear_errors():
+    """benchmarks/bad_inputs.py (the before/after table of the hardening) over the API."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bad_inputs.py"
+    spec = importlib.util.spec_from_file_location("bad_inputs", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    outcomes = {name: module.run_api(name, fn) for name, fn in module.api_cases()}
+    assert len(outcomes) >= 30
+    assert {k: v for k, v in outcomes.items() if v not in ("clear error", "right")} == {}

@@ -329,6 +329,23 @@ def _counts_at(
 
 
 # ------------------------------------------------------------------ inputs
+def _check_takes_three(rule: Callable[..., Any]) -> None:
+    """A callable rule is called as ``rule(y_val, s_val, weights)``: refuse one that cannot be."""
+    import inspect
+
+    try:
+        inspect.signature(rule).bind(None, None, None)
+    except TypeError:
+        raise InvalidInputError(
+            "rule",
+            "a callable rule(y_val, s_val, weights) -> threshold (weights: the bootstrap "
+            "weight of each validation row)",
+            f"{describe_value(rule)} with the signature {inspect.signature(rule)}",
+        ) from None
+    except ValueError:  # builtins without a signature: they will say so when called
+        return
+
+
 def _resolve_rule(rule: object, target: object) -> tuple[_Rule, float | None]:
     if callable(rule) and not isinstance(rule, str):
         if target is not None:
@@ -337,6 +354,7 @@ def _resolve_rule(rule: object, target: object) -> tuple[_Rule, float | None]:
                 describe_value(target),
             )  # fmt: skip
         name = getattr(rule, "__name__", type(rule).__name__)
+        _check_takes_three(rule)
         return _Rule(name, None, False, None, call=rule), None
     if not isinstance(rule, str) or rule not in _RULES:
         raise InvalidInputError(
