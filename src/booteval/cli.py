@@ -22,7 +22,7 @@ import sys
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -876,6 +876,14 @@ examples:
 Run 'booteval SUBCOMMAND --help' for each subcommand's options."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line (the usage is one --help away)."""
+
+    def error(self, message: str) -> NoReturn:
+        text = _one_line(Exception(message))
+        self.exit(2, f"{self.prog}: error: {text} (see {self.prog} --help)\n")
+
+
 class _Formatter(argparse.RawDescriptionHelpFormatter):
     def __init__(self, prog: str) -> None:
         super().__init__(prog, max_help_position=30, width=100)
@@ -977,7 +985,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .meta import BOOTSTRAP_METHODS, COEFFICIENTS, LEVELS
     from .metrics import list_metrics
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="booteval", description=_DESCRIPTION, epilog=_EPILOG, formatter_class=_Formatter
     )
     parser.add_argument("-V", "--version", action="version", version=f"booteval {__version__}")
