@@ -71,6 +71,14 @@ from .power import (
     required_sample_size,
 )
 from .results import CIResult
+from .samples import (
+    NestedResult,
+    compare_pass_at_k,
+    majority_vote_at_k,
+    nested_ci,
+    pass_at_k,
+    pass_at_k_values,
+)
 from .seeds import MethodComparisonResult, SeedPoolResult, compare_methods, pool_seeds
 from .significance import (
     McNemarTestResult,
@@ -125,6 +133,7 @@ __all__ = [
     "MethodComparisonResult",
     "Metric",
     "NestedCVInterval",
+    "NestedResult",
     "OOBExtrapolation",
     "PairedTTestResult",
     "PairwiseDifference",
@@ -146,6 +155,7 @@ __all__ = [
     "compare",
     "compare_correlations",
     "compare_methods",
+    "compare_pass_at_k",
     "correlate",
     "correlate_metrics",
     "cv_t_interval",
@@ -159,15 +169,19 @@ __all__ = [
     "list_metrics",
     "logs",
     "macro_average",
+    "majority_vote_at_k",
     "make_design",
     "mcnemar_test",
     "minimum_detectable_effect",
     "multilabel_ci",
     "multiplier_support",
+    "nested_ci",
     "nested_cv_interval",
     "no_information_error",
     "oob_ensemble_extrapolation",
     "paired_t_test",
+    "pass_at_k",
+    "pass_at_k_values",
     "per_label_scores",
     "permutation_test",
     "point632",
