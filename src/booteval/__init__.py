@@ -9,7 +9,10 @@ stratified, clustered), with every standard interval method.
 0.8312499999999999
 """
 
-from . import logs  # readers of harness logs (pandas imported on use only)
+from . import (
+    datasets,  # example data shipped with the package
+    logs,  # readers of harness logs (pandas imported on use only)
+)
 from ._errors import (
     BootevalError,
     BootevalWarning,
@@ -159,6 +162,7 @@ __all__ = [
     "correlate",
     "correlate_metrics",
     "cv_t_interval",
+    "datasets",
     "delong_interval",
     "delong_test",
     "draw_multipliers",

@@ -400,6 +400,41 @@ def _common_name(pred: str, score: str) -> str:
     return prefix.rstrip("_-. ") or pred
 
 
+# ------------------------------------------------------------------------- datasets
+def _cmd_datasets(args: argparse.Namespace) -> int:
+    from . import datasets
+
+    if args.name is None:
+        if args.kind or args.output:
+            raise CliError("--kind and --output need a data set NAME")
+        for name in datasets.names():
+            print(datasets.describe(name))
+        return 0
+    try:
+        data = datasets.csv_bytes(args.name, args.kind)
+    except InvalidInputError as exc:
+        flag = "NAME" if exc.parameter == "name" else f"--{exc.parameter}"
+        raise CliError(f"{flag} {exc.received}: expected {exc.expected}") from None
+    if args.output:
+        target = Path(args.output)
+        if not target.parent.is_dir():
+            raise CliError(f"--output {args.output}: the directory {target.parent} does not exist")
+        try:
+            target.write_bytes(data)
+        except OSError as exc:
+            raise CliError(f"--output {args.output}: cannot write it ({exc.strerror})") from None
+        if not args.quiet:
+            rows = data.count(b"\n") - 1
+            print(f"{args.name}: {rows:,} rows written to {args.output}", file=sys.stderr)
+        return 0
+    if hasattr(sys.stdout, "buffer"):
+        sys.stdout.buffer.write(data)
+    else:  # a text stream (e.g. captured in tests)
+        sys.stdout.write(data.decode("utf-8"))
+    sys.stdout.flush()
+    return 0
+
+
 # ------------------------------------------------------------------------------- ci
 def _cmd_ci(args: argparse.Namespace) -> int:
     from .confidence import ci
@@ -1183,6 +1218,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="bootstrap resamples (default: 10000)")  # fmt: skip
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=_cmd_demo, plot=None)
+
+    # datasets
+    p = sub.add_parser(
+        "datasets", help="list or write out the example data that ships with booteval",
+        formatter_class=_Formatter,
+        description="Without NAME: the data sets, one line each. With NAME: its CSV, to "
+        "standard output\nor to --output (e.g. booteval datasets mmlu_pro -o mmlu_pro.csv).",
+    )  # fmt: skip
+    p.add_argument("name", nargs="?", metavar="NAME", help="mmlu_pro, summeval or wmt20_mqm")
+    p.add_argument("--kind", help="which file of the data set (mmlu_pro: correct, pred; "
+                   "summeval: long, ratings)")  # fmt: skip
+    p.add_argument("-o", "--output", metavar="FILE", help="write the CSV to FILE")
+    p.add_argument("-q", "--quiet", action="store_true", help="no status message")
+    p.set_defaults(func=_cmd_datasets, plot=None)
     return parser
 
 

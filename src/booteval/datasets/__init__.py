@@ -1,0 +1,250 @@
+"""Real evaluation data that ships with booteval, for examples and first experiments.
+
+Three small data sets produced by others, compressed inside the package (580 KB), each
+with its provenance and licence (see :func:`describe` and the ``README.md`` beside the
+files):
+
+- :func:`mmlu_pro`: per-question correctness (or predicted letter) of 20 open LLMs on
+  the 12,032 MMLU-Pro questions, with each question's subject and source (Apache-2.0);
+- :func:`summeval`: SummEval's expert and crowd ratings of 1,600 summaries with the
+  scores of automatic metrics, or the individual ratings (MIT / Apache-2.0);
+- :func:`wmt20_mqm`: per-segment MQM scores of ten WMT20 English-German translations
+  (Apache-2.0).
+
+Each loader returns a pandas DataFrame, or with ``as_frame=False`` a dict of NumPy
+arrays (no pandas needed).
+
+Examples
+--------
+>>> import booteval
+>>> df = booteval.datasets.mmlu_pro()
+>>> df.shape
+(12032, 24)
+>>> round(float(df["Meta-Llama-3-70B"].mean()), 4)
+0.5201
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from .._errors import InvalidInputError
+
+__all__ = ["csv_bytes", "describe", "kinds", "mmlu_pro", "names", "path", "summeval", "wmt20_mqm"]
+
+#: dataset -> {kind: packaged file}; the first kind is the default
+_FILES: dict[str, dict[str, str]] = {
+    "mmlu_pro": {"correct": "mmlu_pro_correct.csv.gz", "pred": "mmlu_pro_pred.csv.gz"},
+    "summeval": {"long": "summeval_long.csv.gz", "ratings": "summeval_ratings.csv.gz"},
+    "wmt20_mqm": {"segments": "wmt20_mqm_ende.csv.gz"},
+}
+_LICENCES = {
+    "mmlu_pro": "Apache-2.0",
+    "summeval": "MIT (SummEval annotations) and Apache-2.0 (metric scores)",
+    "wmt20_mqm": "Apache-2.0",
+}
+_TITLES = {
+    "mmlu_pro": "MMLU-Pro per-question results of 20 LLMs (TIGER-AI-Lab/MMLU-Pro)",
+    "summeval": "SummEval ratings and metric scores (Fabbri et al. 2021; Deutsch et al. 2021)",
+    "wmt20_mqm": "WMT20 En-De per-segment MQM (google/wmt-mqm-human-evaluation)",
+}
+
+
+def names() -> list[str]:
+    """The shipped data sets.
+
+    Examples
+    --------
+    >>> names()
+    ['mmlu_pro', 'summeval', 'wmt20_mqm']
+    """
+    return list(_FILES)
+
+
+def _file(name: object, kind: object = None) -> str:
+    if not isinstance(name, str) or name not in _FILES:
+        raise InvalidInputError("name", "one of " + ", ".join(map(repr, _FILES)), repr(name))
+    kinds = _FILES[name]
+    if kind is None:
+        return next(iter(kinds.values()))
+    if not isinstance(kind, str) or kind not in kinds:
+        raise InvalidInputError("kind", "one of " + ", ".join(map(repr, kinds)), repr(kind))
+    return kinds[kind]
+
+
+def kinds(name: str) -> list[str]:
+    """The kinds (files) of one data set, the default first.
+
+    Examples
+    --------
+    >>> kinds("summeval")
+    ['long', 'ratings']
+    """
+    _file(name)
+    return list(_FILES[name])
+
+
+def path(name: str, kind: str | None = None) -> Any:
+    """The packaged (gzip-compressed CSV) file of a data set, as an importlib resource.
+
+    Usable with ``open()`` where the package is installed as files (the usual case), and
+    with ``.open("rb")`` or ``importlib.resources.as_file`` everywhere.
+
+    Examples
+    --------
+    >>> path("wmt20_mqm").name
+    'wmt20_mqm_ende.csv.gz'
+    """
+    return resources.files(__name__).joinpath(_file(name, kind))
+
+
+def csv_bytes(name: str, kind: str | None = None) -> bytes:
+    """The data set's CSV, decompressed: the bytes of the original file.
+
+    Examples
+    --------
+    >>> csv_bytes("wmt20_mqm").splitlines()[0][:24]
+    b'seg_id,Human-B,Human-A,H'
+    """
+    with path(name, kind).open("rb") as fh:
+        return gzip.decompress(fh.read())
+
+
+def describe(name: str) -> str:
+    """One line on a data set: title, files and licence; the README has the details.
+
+    Examples
+    --------
+    >>> print(describe("wmt20_mqm"))
+    wmt20_mqm: WMT20 En-De per-segment MQM (google/wmt-mqm-human-evaluation); kinds: segments; licence: Apache-2.0
+    """  # noqa: E501
+    _file(name)
+    return f"{name}: {_TITLES[name]}; kinds: {', '.join(_FILES[name])}; licence: {_LICENCES[name]}"
+
+
+def _load(name: str, kind: str | None, as_frame: bool) -> Any:
+    data = csv_bytes(name, kind)
+    if as_frame:
+        try:
+            import pandas as pd
+        except ImportError:
+            raise InvalidInputError(
+                "as_frame", "False without pandas installed (a dict of NumPy arrays)", "True",
+                'Install pandas (pip install "booteval[pandas]") or pass as_frame=False.',
+            ) from None  # fmt: skip
+        return pd.read_csv(io.BytesIO(data))
+    return _columns(data)
+
+
+def _columns(data: bytes) -> dict[str, np.ndarray]:
+    """A CSV as a dict of column arrays: integers, floats (empty cells NaN) or strings."""
+    rows = list(csv.reader(io.StringIO(data.decode("utf-8"))))
+    header, body = rows[0], rows[1:]
+    out: dict[str, np.ndarray] = {}
+    for j, name in enumerate(header):
+        cells = [r[j] for r in body]
+        out[name] = _typed(cells)
+    return out
+
+
+def _typed(cells: list[str]) -> np.ndarray:
+    try:
+        return np.array([int(c) for c in cells], dtype=np.int64)
+    except ValueError:
+        pass
+    try:
+        return np.array([float(c) if c != "" else np.nan for c in cells], dtype=float)
+    except ValueError:
+        return np.array(cells, dtype=object)
+
+
+def mmlu_pro(kind: str = "correct", *, as_frame: bool = True) -> Any:
+    """MMLU-Pro: 12,032 questions answered by 20 open LLMs (5-shot chain of thought).
+
+    Parameters
+    ----------
+    kind : {"correct", "pred"}
+        ``"correct"``: ``question_id``, ``category`` (14 subjects), ``src`` (91 source
+        subjects, a finer clustering of the questions), ``answer``, then one 0/1
+        column per model. ``"pred"``: ``question_id``, ``answer`` and the letter each
+        model answered (missing where none could be extracted).
+    as_frame : bool
+        A pandas DataFrame (default) or a dict of NumPy arrays.
+
+    Returns
+    -------
+    pandas.DataFrame or dict of ndarray
+
+    Examples
+    --------
+    >>> import booteval
+    >>> df = booteval.datasets.mmlu_pro()
+    >>> r = booteval.ci(df["Meta-Llama-3-8B"], clusters=df["src"], seed=0, n_resamples=2000)
+    >>> print(r.format(scale=100, digits=1))
+    34.2 (29.5, 39.6)
+    """
+    return _load("mmlu_pro", _kind(kind, "mmlu_pro"), as_frame)
+
+
+def summeval(kind: str = "long", *, as_frame: bool = True) -> Any:
+    """SummEval: 16 summarization systems x 100 CNN/DailyMail documents.
+
+    Parameters
+    ----------
+    kind : {"long", "ratings"}
+        ``"long"``: one row per summary (``system_id``, ``input_id``), the mean expert
+        and crowd ratings of four qualities and the scores of automatic metrics (ROUGE,
+        BERTScore, QAEval, ...). ``"ratings"``: one row per annotator and summary with
+        the four integer ratings.
+    as_frame : bool
+        A pandas DataFrame (default) or a dict of NumPy arrays.
+
+    Returns
+    -------
+    pandas.DataFrame or dict of ndarray
+
+    Examples
+    --------
+    >>> import booteval
+    >>> df = booteval.datasets.summeval()
+    >>> df.shape, df["system_id"].nunique(), df["input_id"].nunique()
+    ((1600, 44), 16, 100)
+    """
+    return _load("summeval", _kind(kind, "summeval"), as_frame)
+
+
+def wmt20_mqm(*, as_frame: bool = True) -> Any:
+    """WMT20 English-German: per-segment MQM scores of 10 translations of 1,418 segments.
+
+    Columns: ``seg_id``, then one per system (three human translations first). A score
+    is minus the weighted error count, averaged over three professional raters.
+
+    Parameters
+    ----------
+    as_frame : bool
+        A pandas DataFrame (default) or a dict of NumPy arrays.
+
+    Returns
+    -------
+    pandas.DataFrame or dict of ndarray
+
+    Examples
+    --------
+    >>> import booteval
+    >>> df = booteval.datasets.wmt20_mqm()
+    >>> (-df.drop(columns="seg_id").mean()).round(2).tolist()[:3]
+    [0.75, 0.91, 1.41]
+    """
+    return _load("wmt20_mqm", None, as_frame)
+
+
+def _kind(kind: object, name: str) -> str:
+    if not isinstance(kind, str) or kind not in _FILES[name]:
+        raise InvalidInputError("kind", "one of " + ", ".join(map(repr, _FILES[name])), repr(kind))
+    return kind
