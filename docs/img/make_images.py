@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
 from sklearn.datasets import load_breast_cancer
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
@@ -18,9 +17,8 @@ import booteval
 from booteval.plot import plot_distribution, plot_forest, plot_pairwise, plot_reliability
 
 HERE = Path(__file__).resolve().parent
-DATA = HERE.parents[2] / "shared" / "data" / "mmlu_pro" / "mmlu_pro_correct.csv"
 
-df = pd.read_csv(DATA)
+df = booteval.datasets.mmlu_pro()
 models = [
     "Meta-Llama-3-70B", "Qwen1.5-110B", "Qwen1.5-72B-Chat", "Yi-34B",
     "Mixtral-8x7B-Instruct-v0.1", "Phi-3-mini-4k-instruct", "Mixtral-8x7B-v0.1", "gemma-7b",
