@@ -131,7 +131,7 @@ def test_nested_result_reports_and_serialises():
     scores, items, _ = nested_data(rng, m=20, k=3)
     r = booteval.nested_ci(scores, items, resample="both", **RUN)
     text = r.describe()
-    assert "variance between questions" in text and "resampled: both" in text
+    assert "standard deviation between questions" in text and "resampled: both" in text
     d = r.to_dict()
     assert d["resample"] == "both" and d["n_items"] == 20 and "var_within" in d
     back = pickle.loads(pickle.dumps(r))

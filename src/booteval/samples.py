@@ -88,6 +88,8 @@ class _PerItemMean(Mean):
 class NestedResult(CIResult):
     """A :class:`~booteval.CIResult` for several samples per question, with the variance split.
 
+    ``n`` counts samples (rows) and ``effective_n`` questions.
+
     Attributes
     ----------
     resample : str
@@ -124,11 +126,12 @@ class NestedResult(CIResult):
             if self.min_samples != self.max_samples
             else f"{self.min_samples}"
         )
-        s2 = scale * scale
+        between = math.sqrt(self.var_between) if self.var_between > 0 else 0.0
         extra = [
             f"  {self.n_items} questions, {k} samples each; resampled: {self.resample}",
-            f"  variance between questions {self.var_between * s2:.4g}, within a question "
-            f"{self.var_within * s2:.4g}; analytic standard error {self.se_analytic * scale:.4g}",
+            f"  standard deviation between questions {between * scale:.3g}, within a question "
+            f"{math.sqrt(self.var_within) * scale:.3g}; analytic standard error "
+            f"{self.se_analytic * scale:.3g}",
         ]
         base = super().describe(scale, digits).split("\n")
         return "\n".join([*base[:2], *extra, *base[2:]])
@@ -277,9 +280,10 @@ def nested_ci(
             batch=batch,
         )  # fmt: skip
         base = {f.name: getattr(r, f.name) for f in fields(CIResult)}
-        design = f"questions resampled ({r.design.replace('rows', 'questions')})"
+        where = f" in {r.n_clusters} clusters" if r.n_clusters is not None else ""
+        design = f"questions resampled with their samples ({m} questions{where}, {n_rows} samples)"
         return NestedResult(
-            **{**base, "design": design, "metric": r.metric, "_recompute": None},
+            **{**base, "design": design, "n": n_rows, "_recompute": None},
             resample=resample, n_items=m, samples_per_item=float(g.counts.mean()),
             min_samples=int(g.counts.min()), max_samples=int(g.counts.max()),
             var_between=var_between, var_within=var_within, se_analytic=se_analytic,
@@ -329,8 +333,8 @@ def nested_ci(
         )
     what = "samples within questions" if resample == "samples" else "questions, then samples"
     n_cl = None if g.clusters is None else int(np.unique(g.clusters).size)
-    design = f"{what} resampled ({m} questions, {n_rows} samples"
-    design += f", {n_cl} clusters)" if n_cl is not None and resample == "both" else ")"
+    where = f" in {n_cl} clusters" if n_cl is not None and resample == "both" else ""
+    design = f"{what} resampled ({m} questions{where}, {n_rows} samples)"
     return NestedResult(
         estimate=estimate, low=out.low, high=out.high, confidence_level=confidence_level,
         method=method, metric="mean", n=n_rows, n_clusters=n_cl if resample == "both" else None,
