@@ -602,7 +602,10 @@ def compare_methods(
     alternative : {"two-sided", "greater", "less"}
         ``"greater"``: B's expected metric is larger.
     names : (str, str)
-    Other parameters
+        Display names of the two methods.
+    metric, metric_kwargs, confidence_level, n_resamples, seed
+        As in :func:`pool_seeds`.
+    batch, strata, clusters, on_undefined, workers
         As in :func:`pool_seeds`.
 
     Returns
