@@ -282,7 +282,10 @@ def _check_scores(values: Any, name: str, n_rows: int | None = None) -> np.ndarr
 
 def _check_binary_labels(y_true: Any, pos_label: Any) -> np.ndarray:
     """Return a boolean mask of positive rows; y_true must hold exactly two classes."""
-    arr = np.asarray(y_true)
+    try:
+        arr = np.asarray(y_true)
+    except (TypeError, ValueError) as exc:  # ragged nested sequences
+        raise InvalidInputError("y_true", "a 1-D array of binary labels", str(exc)) from None
     if arr.ndim != 1:
         raise InvalidInputError("y_true", "a 1-D array of binary labels", _describe(arr))
     if arr.dtype.kind in "fc" and not np.isfinite(arr).all():

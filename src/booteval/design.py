@@ -25,7 +25,7 @@ import numpy as np
 
 from ._codes import dense_codes
 from ._errors import InvalidInputError
-from ._validation import as_group_labels
+from ._validation import as_group_labels, check_positive_int
 
 __all__ = ["Design", "make_design"]
 
@@ -335,7 +335,9 @@ def make_design(
     >>> w[:, :2].sum(axis=1).tolist(), w[:, 2:].sum(axis=1).tolist()
     ([2.0, 2.0, 2.0], [4.0, 4.0, 4.0])
     """
-    n_rows = int(n_rows)
+    n_rows = check_positive_int(n_rows, "n_rows")
+    if n_rows > 2**40:
+        raise InvalidInputError("n_rows", "at most 2**40 rows", f"{n_rows:,}")
     if clusters is not None:
         c = as_group_labels(clusters, "clusters", n_rows)
         unit_of_row, n_units = _encode_groups(c, "clusters")

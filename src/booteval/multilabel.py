@@ -92,7 +92,10 @@ def _as_binary_matrix(x: object, name: str) -> np.ndarray:
         x = x.toarray()
     elif hasattr(x, "to_numpy"):
         x = x.to_numpy()
-    a = np.asarray(x)
+    try:
+        a = np.asarray(x)
+    except (TypeError, ValueError) as exc:  # ragged rows
+        raise InvalidInputError(name, "an n x L matrix of 0/1 label indicators", str(exc)) from None
     if a.ndim != 2:
         raise InvalidInputError(
             name, "a 2-D n x L matrix of 0/1 label indicators", f"an array of shape {a.shape}"

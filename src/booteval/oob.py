@@ -68,7 +68,15 @@ from ._errors import InvalidInputError
 from ._format import format_triplet
 from ._lazy import stats
 from ._params import validated
-from ._validation import check_confidence_level, check_positive_int, check_seed, describe_value
+from ._validation import (
+    _to_numpy,
+    as_float_array,
+    as_label_array,
+    check_confidence_level,
+    check_positive_int,
+    check_seed,
+    describe_value,
+)
 from .crossval import _check_xy, _resolve_learner, _resolve_loss, _rng
 
 __all__ = [
@@ -163,8 +171,12 @@ def no_information_error(
     1.0
     """
     name, fn = _resolve_loss(loss)
-    yt = np.asarray(y_true)
-    yp = np.asarray(y_pred)
+    if name == "zero_one":  # labels: numbers or strings, no missing values
+        yt, yp = as_label_array(y_true, "y_true"), as_label_array(y_pred, "y_pred")
+    elif name in ("squared_error", "absolute_error"):
+        yt, yp = as_float_array(y_true, "y_true"), as_float_array(y_pred, "y_pred")
+    else:
+        yt, yp = _to_numpy(y_true, "y_true"), _to_numpy(y_pred, "y_pred")
     if yt.shape != yp.shape or yt.ndim != 1:
         raise InvalidInputError(
             "y_pred", f"a 1-D array of the same shape as `y_true` {yt.shape}", f"{yp.shape}"

@@ -727,7 +727,16 @@ def required_sample_size(
     eff = _check_positive(
         effect, "effect", "Pass the size of the difference; its sign only names the direction."
     )
-    ratio = ((_z_level(a, alt) + float(ndtri(p))) * ref.standard_error / eff) ** 2
+    try:
+        ratio = ((_z_level(a, alt) + float(ndtri(p))) * ref.standard_error / eff) ** 2
+    except OverflowError:
+        ratio = math.inf
+    if not ratio * (ref.n_clusters or ref.n or 1) < 1e15:
+        raise InvalidInputError(
+            "effect",
+            "a difference large enough to be detected with fewer than 10**15 units",
+            f"{eff!r} (standard error of the reference: {ref.standard_error:.3g})",
+        )
     if ref.n_clusters is not None:
         groups: int | None = _ceil(ref.n_clusters * ratio)
         rows = None if ref.n is None else -(-groups * ref.n // ref.n_clusters)

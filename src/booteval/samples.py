@@ -48,7 +48,14 @@ from ._codes import dense_codes
 from ._engine import check_choice
 from ._errors import DegenerateIntervalWarning, InvalidInputError, collect_warnings, warn
 from ._params import validated
-from ._validation import as_float_array, as_group_labels, check_n_resamples, check_seed
+from ._validation import (
+    _to_numpy,
+    as_float_array,
+    as_group_labels,
+    check_n_resamples,
+    check_seed,
+    describe_value,
+)
 from .comparison import ComparisonResult, compare
 from .confidence import ci
 from .design import make_design
@@ -181,17 +188,16 @@ def _group(items: object, n_rows: int, clusters: object = None, name: str = "ite
     return _Items(order, starts, counts, labels, item_clusters)
 
 
-def _check_lengths(**arrays: np.ndarray) -> int:
-    lengths = {k: len(v) for k, v in arrays.items()}
-    first = next(iter(lengths))
-    for key, n in lengths.items():
-        if n != lengths[first]:
-            raise InvalidInputError(
-                key, f"one value per row of `{first}` ({lengths[first]} rows)", f"{n} rows"
-            )
-    if lengths[first] == 0:
-        raise InvalidInputError(first, "at least one row", "an empty array")
-    return lengths[first]
+def _n_rows(x: object, name: str) -> int:
+    """The number of rows of a 1-D input, or an error naming it."""
+    try:
+        n = len(x)  # type: ignore[arg-type]
+    except TypeError:
+        n = -1
+    if n <= 0 or isinstance(x, (str, bytes, dict)):
+        raise InvalidInputError(name, "a non-empty 1-D array, one value per row",
+                                describe_value(x))  # fmt: skip
+    return n
 
 
 # ------------------------------------------------------------------ nested_ci
@@ -255,7 +261,7 @@ def nested_ci(
     check_choice(resample, "resample", RESAMPLE)
     check_choice(method, "method", _NESTED_METHODS)
     x = as_float_array(scores, "scores")
-    n_rows = _check_lengths(scores=x, items=np.asarray(items, dtype=object))
+    n_rows = _n_rows(x, "scores")
     g = _group(items, n_rows, clusters)
     xs = x[g.order]
     m = g.labels.size
@@ -439,8 +445,8 @@ def pass_at_k_values(n: Any, c: Any, k: int) -> np.ndarray:
     >>> round(float(pass_at_k_values(10, 3, k=5)[0]), 6)   # 1 - C(7, 5) / C(10, 5)
     0.916667
     """
-    n_arr = np.atleast_1d(np.asarray(n))
-    c_arr = np.atleast_1d(np.asarray(c))
+    n_arr = np.atleast_1d(_to_numpy(n, "n"))
+    c_arr = np.atleast_1d(_to_numpy(c, "c"))
     for name, arr in (("n", n_arr), ("c", c_arr)):
         if arr.dtype.kind not in "iu" or (arr.size and arr.min() < 0):
             raise InvalidInputError(name, "non-negative integers", _show(arr))
@@ -484,7 +490,7 @@ def _binary(correct: Any, name: str) -> np.ndarray:
 
 def _per_problem(correct: Any, items: Any, clusters: Any, name: str = "correct") -> tuple:
     x = _binary(correct, name)
-    n_rows = _check_lengths(**{name: x, "items": np.asarray(items, dtype=object)})
+    n_rows = _n_rows(x, name)
     g = _group(items, n_rows, clusters)
     c = np.add.reduceat(x[g.order], g.starts).astype(np.int64)
     return g, g.counts.astype(np.int64), c
@@ -701,9 +707,8 @@ def majority_vote_at_k(
     ...                                   n_resamples=100).estimate, 4)   # (2/3 + 1/3) / 2
     0.5
     """
-    ans = as_group_labels(answers, "answers", len(np.asarray(answers, dtype=object)))
-    n_rows = _check_lengths(answers=ans, targets=np.asarray(targets, dtype=object),
-                            items=np.asarray(items, dtype=object))  # fmt: skip
+    n_rows = _n_rows(answers, "answers")
+    ans = as_group_labels(answers, "answers", n_rows)
     tgt = as_group_labels(targets, "targets", n_rows)
     g = _group(items, n_rows, clusters)
     k_min = int(g.counts.min())

@@ -578,6 +578,14 @@ def threshold_metric(
     s = as_float_array(scores, "scores")
     check_same_length({"y": pos, "scores": s})
     w = _check_weights(weights, s.shape[0])
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, (int, float, np.integer, np.floating))
+        or np.isnan(threshold)
+    ):
+        raise InvalidInputError(
+            "threshold", "a number (scores >= it are positive)", f"{threshold!r}"
+        )
     pred = s >= float(threshold)
     tp = float(np.sum(w * (pred & pos)))
     fp = float(np.sum(w * (pred & ~pos)))

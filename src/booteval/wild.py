@@ -156,6 +156,18 @@ def draw_multipliers(name: str, shape: tuple[int, ...], rng: np.random.Generator
     ((4, 3), True)
     """
     name = check_choice(name, "multipliers", MULTIPLIERS)
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else shape
+    if (
+        not isinstance(dims, tuple)
+        or not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in dims)
+        or any(d < 0 for d in dims)
+        or math.prod(dims) > 10**9
+    ):
+        raise InvalidInputError(
+            "shape", "a tuple of non-negative integers (at most 10**9 values in all)", repr(shape)
+        )
+    if not isinstance(rng, np.random.Generator):
+        raise InvalidInputError("rng", "a numpy Generator (np.random.default_rng(seed))", repr(rng))
     if name == "normal":
         return rng.standard_normal(shape)
     values, probs = multiplier_support(name)
