@@ -86,8 +86,21 @@ def test_as_frame_without_pandas_says_what_to_do(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "pandas", None)
     with pytest.raises(booteval.InvalidInputError, match=r"`as_frame`.*as_frame=False"):
-        datasets.wmt20_mqm()
+        datasets.wmt20_mqm(as_frame=True)
     assert datasets.wmt20_mqm(as_frame=False)["seg_id"].size == 1418
+
+
+def test_without_pandas_the_default_is_a_dict_of_arrays(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "pandas" else real(name, *a)
+    )
+    arrays = datasets.mmlu_pro()
+    assert isinstance(arrays, dict) and arrays["Meta-Llama-3-70B"].mean() == pytest.approx(
+        0.5201, abs=1e-4
+    )
 
 
 def test_bad_names_and_kinds_name_the_parameter():

@@ -11,8 +11,9 @@ files):
 - :func:`wmt20_mqm`: per-segment MQM scores of ten WMT20 English-German translations
   (Apache-2.0).
 
-Each loader returns a pandas DataFrame, or with ``as_frame=False`` a dict of NumPy
-arrays (no pandas needed).
+Each loader returns a pandas DataFrame where pandas is installed and otherwise a dict of
+NumPy arrays (booteval's core does not need pandas); ``as_frame=True`` or ``False`` asks for
+one of them explicitly.
 
 Examples
 --------
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import importlib.util
 import io
 from importlib import resources
 from typing import Any
@@ -128,8 +130,12 @@ def describe(name: str) -> str:
     return f"{name}: {_TITLES[name]}; kinds: {', '.join(_FILES[name])}; licence: {_LICENCES[name]}"
 
 
-def _load(name: str, kind: str | None, as_frame: bool) -> Any:
+def _load(name: str, kind: str | None, as_frame: bool | None) -> Any:
     data = csv_bytes(name, kind)
+    if as_frame is None:
+        as_frame = importlib.util.find_spec("pandas") is not None
+    elif not isinstance(as_frame, bool):
+        raise InvalidInputError("as_frame", "None, True or False", repr(as_frame))
     if as_frame:
         try:
             import pandas as pd
@@ -164,7 +170,7 @@ def _typed(cells: list[str]) -> np.ndarray:
         return np.array(cells, dtype=object)
 
 
-def mmlu_pro(kind: str = "correct", *, as_frame: bool = True) -> Any:
+def mmlu_pro(kind: str = "correct", *, as_frame: bool | None = None) -> Any:
     """MMLU-Pro: 12,032 questions answered by 20 open LLMs (5-shot chain of thought).
 
     Parameters
@@ -174,8 +180,9 @@ def mmlu_pro(kind: str = "correct", *, as_frame: bool = True) -> Any:
         subjects, a finer clustering of the questions), ``answer``, then one 0/1
         column per model. ``"pred"``: ``question_id``, ``answer`` and the letter each
         model answered (missing where none could be extracted).
-    as_frame : bool
-        A pandas DataFrame (default) or a dict of NumPy arrays.
+    as_frame : bool, optional
+        ``True``: a pandas DataFrame; ``False``: a dict of NumPy arrays; by default
+        the DataFrame where pandas is installed.
 
     Returns
     -------
@@ -192,7 +199,7 @@ def mmlu_pro(kind: str = "correct", *, as_frame: bool = True) -> Any:
     return _load("mmlu_pro", _kind(kind, "mmlu_pro"), as_frame)
 
 
-def summeval(kind: str = "long", *, as_frame: bool = True) -> Any:
+def summeval(kind: str = "long", *, as_frame: bool | None = None) -> Any:
     """SummEval: 16 summarization systems x 100 CNN/DailyMail documents.
 
     Parameters
@@ -202,8 +209,9 @@ def summeval(kind: str = "long", *, as_frame: bool = True) -> Any:
         and crowd ratings of four qualities and the scores of automatic metrics (ROUGE,
         BERTScore, QAEval, ...). ``"ratings"``: one row per annotator and summary with
         the four integer ratings.
-    as_frame : bool
-        A pandas DataFrame (default) or a dict of NumPy arrays.
+    as_frame : bool, optional
+        ``True``: a pandas DataFrame; ``False``: a dict of NumPy arrays; by default
+        the DataFrame where pandas is installed.
 
     Returns
     -------
@@ -219,7 +227,7 @@ def summeval(kind: str = "long", *, as_frame: bool = True) -> Any:
     return _load("summeval", _kind(kind, "summeval"), as_frame)
 
 
-def wmt20_mqm(*, as_frame: bool = True) -> Any:
+def wmt20_mqm(*, as_frame: bool | None = None) -> Any:
     """WMT20 English-German: per-segment MQM scores of 10 translations of 1,418 segments.
 
     Columns: ``seg_id``, then one per system (three human translations first). A score
@@ -227,8 +235,9 @@ def wmt20_mqm(*, as_frame: bool = True) -> Any:
 
     Parameters
     ----------
-    as_frame : bool
-        A pandas DataFrame (default) or a dict of NumPy arrays.
+    as_frame : bool, optional
+        ``True``: a pandas DataFrame; ``False``: a dict of NumPy arrays; by default
+        the DataFrame where pandas is installed.
 
     Returns
     -------
