@@ -20,7 +20,6 @@ import booteval
 
 pd = pytest.importorskip("pandas")
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 B = "400"
 
 
@@ -354,9 +353,9 @@ def test_demo_runs_end_to_end():
 
 
 # ------------------------------------------------------------------------ real data
-@pytest.mark.skipif(not (DATA / "mmlu_pro").is_dir(), reason="shared MMLU-Pro data absent")
-def test_mmlu_pro_leaderboard_matches_api():
-    path = DATA / "mmlu_pro" / "mmlu_pro_correct.csv"
+def test_mmlu_pro_leaderboard_matches_api(tmp_path):
+    path = tmp_path / "mmlu_pro_correct.csv"  # the shipped data, as `booteval datasets` writes it
+    path.write_bytes(booteval.datasets.csv_bytes("mmlu_pro"))
     doc = run_json("leaderboard", path, "--score", "Meta-Llama-3-*", "--score", "Qwen1.5-110B",
                    "--cluster", "src", "--seed", "0", "-B", "500")  # fmt: skip
     df = pd.read_csv(path)
@@ -368,9 +367,9 @@ def test_mmlu_pro_leaderboard_matches_api():
     assert doc["n_clusters"] == 91
 
 
-@pytest.mark.skipif(not (DATA / "summeval").is_dir(), reason="shared SummEval data absent")
-def test_summeval_correlate_matches_api():
-    path = DATA / "summeval" / "summeval_long.csv"
+def test_summeval_correlate_matches_api(tmp_path):
+    path = tmp_path / "summeval_long.csv"
+    path.write_bytes(booteval.datasets.csv_bytes("summeval"))
     doc = run_json("correlate", path, "--system", "system_id", "--input", "input_id",
                    "--metric-col", "rouge2_f1", "--metric-col", "bertscore_r", "--human",
                    "expert_relevance", "--level", "system", "--coefficient", "kendall",

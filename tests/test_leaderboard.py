@@ -6,7 +6,6 @@ import dataclasses
 import itertools
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,8 +14,6 @@ from scipy.special import ndtri
 import booteval
 from booteval import BootevalWarning, InvalidInputError
 from booteval.leaderboard import _letter_groups, adjust_p_values, leaderboard
-
-MMLU = Path(__file__).resolve().parents[2] / "shared" / "data" / "mmlu_pro" / "mmlu_pro_correct.csv"
 
 
 def _continuous(k=4, n=300, seed=1):
@@ -460,10 +457,9 @@ def test_holm_keeps_the_familywise_error_rate_under_the_global_null():
 
 # ---------------------------------------------------------------- real data
 @pytest.mark.slow
-@pytest.mark.skipif(not MMLU.exists(), reason="shared MMLU-Pro data not available")
 def test_mmlu_pro_clustering_by_source_separates_fewer_pairs():
-    pd = pytest.importorskip("pandas")
-    df = pd.read_csv(MMLU)
+    pytest.importorskip("pandas")
+    df = booteval.datasets.mmlu_pro()
     models = list(df.columns[4:])
     assert len(models) == 20 and len(df) == 12032
     rows = leaderboard(df[models], seed=0)

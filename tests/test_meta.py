@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import math
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import stats
 
+import booteval
 from booteval import _meta_kernels as K
 from booteval._errors import BootevalError, InvalidInputError, UndefinedReplicateWarning
 from booteval.intervals import _quantile_mcse
@@ -25,9 +25,6 @@ from booteval.meta import (
     score_matrices,
     simulate_correlation_coverage,
 )
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-SUMMEVAL = DATA / "summeval" / "summeval_long.csv"
 
 SCIPY = {
     "pearson": lambda a, b: stats.pearsonr(a, b)[0],
@@ -620,10 +617,9 @@ PUBLISHED = {
 }
 
 
-@pytest.mark.skipif(not SUMMEVAL.exists(), reason="SummEval data not available")
 def test_summeval_reproduces_the_published_correlations():
-    pd = pytest.importorskip("pandas")
-    table = pd.read_csv(SUMMEVAL)
+    pytest.importorskip("pandas")
+    table = booteval.datasets.summeval()
     mats = score_matrices(table, [*PUBLISHED, "expert_relevance"], system="system_id",
                           input="input_id")  # fmt: skip
     z = mats["expert_relevance"]
