@@ -297,3 +297,29 @@ def test_auc_passes_agree(ranking: tuple[np.ndarray, np.ndarray]) -> None:
     K._auc_kernel(bounds, k0, k1, np.int64(0), np.int64(3), a)
     K._auc_rows_kernel(code, k0, k1, np.int64(0), np.int64(5), b)
     assert np.array_equal(a, b, equal_nan=True)
+
+
+def test_kernels_are_cached_in_a_user_cache_directory_not_the_package(tmp_path):
+    """A fresh process with NUMBA_CACHE_DIR unset writes its compiled kernels under
+    XDG_CACHE_HOME/booteval/numba, and nothing into the package's __pycache__."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    package = Path(booteval.__file__).parent / "__pycache__"
+    before = {p.name for p in package.glob("*.nb*")} if package.is_dir() else set()
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path)
+    code = (
+        "import numpy as np, booteval\n"
+        "booteval.ci(np.arange(50.0), engine='numba', seed=0, n_resamples=100)\n"
+        "from booteval._kernels import cache_dir; print(cache_dir())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=600)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str(tmp_path / "booteval" / "numba")
+    assert any((tmp_path / "booteval" / "numba").rglob("*.nbi"))
+    after = {p.name for p in package.glob("*.nb*")} if package.is_dir() else set()
+    assert after == before

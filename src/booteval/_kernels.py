@@ -36,6 +36,7 @@ Other metrics and designs (strata, clusters, compressed cells) have no kernel;
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 
 import numba
@@ -62,6 +63,29 @@ MAX_ROWS = (1 << 31) - 1
 # replicates per kernel call (the output is tiny; this only bounds one call's work)
 _CALL_REPLICATES = 4096
 _CACHE = os.environ.get("BOOTEVAL_NUMBA_CACHE", "1") != "0"
+
+
+def cache_dir() -> str:
+    """Where compiled kernels are cached: a user cache directory, never the package.
+
+    ``$NUMBA_CACHE_DIR`` when set (numba's own setting); otherwise ``booteval/numba``
+    under ``$XDG_CACHE_HOME`` (``~/.cache``), ``~/Library/Caches`` on macOS, or
+    ``%LOCALAPPDATA%`` on Windows. The installed package may be read-only, and a source
+    checkout stays clean.
+    """
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return os.environ["NUMBA_CACHE_DIR"]
+    if os.name == "nt":
+        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~")
+    elif sys.platform == "darwin":
+        base = os.path.join(os.path.expanduser("~"), "Library", "Caches")
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "booteval", "numba")
+
+
+if _CACHE:  # read by numba when each cached kernel below is defined
+    numba.config.CACHE_DIR = cache_dir()
 
 
 @njit(cache=_CACHE)
