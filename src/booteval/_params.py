@@ -5,7 +5,8 @@ Every public entry point that takes one of the parameters below is decorated wit
 value ends in the same :class:`~booteval.InvalidInputError` (naming the parameter, what
 was expected and what was received) wherever it is passed. The command line checks its
 options (``--confidence``, ``-B``, ``--seed``, ``--scale``, ``--digits``) with the same
-table (:func:`normalise`), and the fuzz tests draw values for these names from it.
+table (:func:`normalise`), and ``tests/test_params.py`` tries bad values of every name in
+it on every public function that takes it.
 
 Checks that depend on other arguments (enough resamples for the confidence level, the
 number of names for the number of systems) stay with the function; the table holds what
