@@ -51,6 +51,12 @@ print("finished", flush=True)
 """
 
 
+# The run stops within one batch (measured here: 0.07 s on one thread, 0.4 s on two, the
+# interpreter's exit included); the bound leaves room for a loaded CI machine running
+# other tests beside it. What it guards against took minutes.
+_STOPS_WITHIN = 3.0
+
+
 def _interrupt_after_start(cmd: list[str], **kwargs) -> tuple[float, int, str]:
     """Start ``cmd``, send SIGINT one second after it prints its first line; return
     (seconds from SIGINT to exit, exit status, standard error)."""
@@ -77,7 +83,7 @@ def test_ctrl_c_stops_the_api_within_a_second(workers):
     elapsed, code, err = _interrupt_after_start([sys.executable, "-c", _API_RUN, str(workers)])
     assert "KeyboardInterrupt" in err
     assert code != 0
-    assert elapsed < 1.5, f"stopped {elapsed:.1f} s after Ctrl-C"
+    assert elapsed < _STOPS_WITHIN, f"stopped {elapsed:.1f} s after Ctrl-C"
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT delivery differs on Windows")
@@ -110,4 +116,4 @@ def test_ctrl_c_on_the_command_exits_130_with_one_line(tmp_path):
     lines = [line for line in err.splitlines() if line.strip()]
     assert lines[-1] == "booteval ci: interrupted", err
     assert "Traceback" not in err
-    assert elapsed < 1.5, f"stopped {elapsed:.1f} s after Ctrl-C"
+    assert elapsed < _STOPS_WITHIN, f"stopped {elapsed:.1f} s after Ctrl-C"
