@@ -54,3 +54,16 @@ def format_triplet(
         return f"{v * scale:.{d}f}"
 
     return f"{one(estimate)} ({one(low)}, {one(high)})"
+
+
+def format_p_value(p: float | None, decimals: int = 3) -> str:
+    """A p-value for tables and summaries: fixed decimals, scientific below 0.001.
+
+    Examples
+    --------
+    >>> format_p_value(0.04321), format_p_value(0.00002), format_p_value(float("nan"))
+    ('0.043', '2.0e-05', 'nan')
+    """
+    if p is None or not math.isfinite(p):
+        return "nan"
+    return f"{p:.{decimals}f}" if p >= 0.001 else f"{p:.1e}"

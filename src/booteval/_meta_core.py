@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,7 @@ from ._meta_results import CorrelationResult
 from ._validation import check_confidence_level, describe_value
 from .analytic import fisher_z_interval
 from .intervals import compute_interval
-from .results import freeze
+from .results import LazyJackknife, freeze
 
 LEVELS: tuple[str, ...] = ("system", "summary", "global")
 LEVEL_ALIASES = {"input": "summary"}
@@ -391,25 +392,46 @@ def correlate_prepared(
             ]
         )
         values, n_undef = check_undefined(reps, f"{prob.level}-level correlation")
-    cache: dict[str, np.ndarray] = {}
+    jackknife = (
+        LazyJackknife(partial(jackknife_values, prob.stat, resample, prob.n_systems, prob.n_inputs))
+        if resample
+        else None
+    )
+    rebuild = Rebuild(prob, resample, values, n_resamples, n_undef, seed, jackknife, metric, human)
+    return rebuild(method, level)
 
-    def jack() -> np.ndarray:
-        if "j" not in cache:
-            cache["j"] = freeze(
-                jackknife_values(prob.stat, resample, prob.n_systems, prob.n_inputs)
-            )
-        return cache["j"]
 
-    def build(meth: str, lev: float) -> CorrelationResult:
-        meth = choice(meth, "method", METHODS)
-        lev = check_confidence_level(lev)
+class Rebuild:
+    """A correlation result's recipe for ``with_method`` (module-level, so results pickle).
+
+    Called with ``(method, level)``, it forms the interval from the stored replicates (or
+    the Fisher interval) and returns the result with itself attached.
+    """
+
+    def __init__(
+        self,
+        prob: Problem,
+        resample: str | None,
+        values: np.ndarray | None,
+        n_resamples: int,
+        n_undefined: int,
+        seed: int | None,
+        jackknife: LazyJackknife | None,
+        metric: str,
+        human: str,
+    ) -> None:
+        self.prob, self.resample, self.values = prob, resample, values
+        self.n_resamples, self.n_undefined, self.seed = n_resamples, n_undefined, seed
+        self.jackknife, self.metric, self.human = jackknife, metric, human
+
+    def __call__(self, method: str, level: float) -> CorrelationResult:
+        method = choice(method, "method", METHODS)
+        level = check_confidence_level(level)
         res = build_result(
-            prob, meth, lev, resample, values, n_resamples, n_undef, seed,
-            jack if resample else None, metric, human,
+            self.prob, method, level, self.resample, self.values, self.n_resamples,
+            self.n_undefined, self.seed, self.jackknife, self.metric, self.human,
         )  # fmt: skip
-        object.__setattr__(res, "_recompute", build)
-        if meth == "bca":
-            object.__setattr__(res, "jackknife", cache.get("j"))
+        object.__setattr__(res, "_recompute", self)
+        if method == "bca" and self.jackknife is not None:
+            object.__setattr__(res, "jackknife", self.jackknife.value)
         return res
-
-    return build(method, level)

@@ -9,12 +9,13 @@ from typing import Any
 import numpy as np
 
 from ._format import format_triplet
+from .results import Difference, Result, protocol_defaults
 
 __all__ = ["CorrelationComparison", "CorrelationResult", "CoverageRow", "CoverageTable"]
 
 
 @dataclass(frozen=True, eq=False)
-class CorrelationResult:
+class CorrelationResult(Result):
     """A metric-human correlation with its confidence interval.
 
     Attributes
@@ -193,7 +194,7 @@ class CorrelationResult:
 
 
 @dataclass(frozen=True, eq=False)
-class CorrelationComparison:
+class CorrelationComparison(Difference):
     """Is metric A's correlation with the human scores different from metric B's?
 
     Attributes
@@ -242,6 +243,15 @@ class CorrelationComparison:
         Defined permutation values of the difference.
     notes : tuple of str
     """
+
+    _protocol_defaults = protocol_defaults(
+        Difference,
+        estimate=lambda r: r.difference,
+        # the permutation test's p-value where one ran, the bootstrap's otherwise
+        p_value=lambda r: (
+            r.p_value_permutation if r.p_value_permutation is not None else r.p_value_bootstrap
+        ),
+    )
 
     metric_a: str
     metric_b: str
@@ -309,8 +319,8 @@ class CorrelationComparison:
         return "\n".join(lines)
 
 
-@dataclass(frozen=True)
-class CoverageRow:
+@dataclass(frozen=True, eq=False)
+class CoverageRow(Result):
     """Coverage of one interval method under one design in a simulation.
 
     Attributes
@@ -329,6 +339,16 @@ class CoverageRow:
         Data sets where the interval could be formed.
     """
 
+    # the estimate is the simulated coverage; the interval is its Monte Carlo error
+    # (estimate +- 1.96 standard errors, clipped to [0, 1])
+    _protocol_defaults = protocol_defaults(
+        Result,
+        estimate=lambda r: r.coverage,
+        low=lambda r: max(0.0, r.coverage - 1.959963984540054 * r.coverage_se),
+        high=lambda r: min(1.0, r.coverage + 1.959963984540054 * r.coverage_se),
+        confidence_level=0.95,
+    )
+
     design: str
     method: str
     coverage: float
@@ -340,8 +360,8 @@ class CoverageRow:
     n_intervals: int
 
 
-@dataclass(frozen=True)
-class CoverageTable:
+@dataclass(frozen=True, eq=False)
+class CoverageTable(Result):
     """Outcome of :func:`booteval.meta.simulate_correlation_coverage`.
 
     Attributes
@@ -398,6 +418,10 @@ class CoverageTable:
 
     def __str__(self) -> str:
         return self.format()
+
+    def describe(self, digits: int = 3) -> str:
+        """The table (a simulation has no notes of its own)."""
+        return self.format(digits)
 
     def to_dicts(self) -> list[dict[str, Any]]:
         """One plain dict per row."""

@@ -23,9 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from booteval._errors import DegenerateIntervalWarning, InvalidInputError, warn
-from booteval._format import format_triplet
-from booteval._params import validated
+from ._errors import DegenerateIntervalWarning, InvalidInputError, warn
+from ._format import format_triplet
+from ._params import validated
+from .results import Difference, Result, protocol_defaults
 
 __all__ = [
     "AnalyticInterval",
@@ -48,8 +49,8 @@ _FISHER_OFFSETS = {"pearson": 3, "spearman": 3, "kendall": 4}
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class AnalyticInterval:
+@dataclass(frozen=True, eq=False)
+class AnalyticInterval(Result):
     """A point estimate with a closed-form confidence interval.
 
     Attributes
@@ -110,8 +111,8 @@ class AnalyticInterval:
         return self.format()
 
 
-@dataclass(frozen=True)
-class DeLongTest:
+@dataclass(frozen=True, eq=False)
+class DeLongTest(Difference):
     """Outcome of DeLong's paired comparison of two ROC-AUCs measured on the same rows.
 
     Attributes
@@ -143,6 +144,12 @@ class DeLongTest:
       difference (b - a) = 0.1000 (0.0020, 0.1980), 95% CI, se = 0.0500
       z = 2.0000, p = 0.0455; n_pos = 40, n_neg = 60
     """
+
+    _protocol_defaults = protocol_defaults(
+        Difference,
+        estimate=lambda r: r.difference,
+        method="delong",
+    )
 
     auc_a: float
     auc_b: float

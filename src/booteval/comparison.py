@@ -20,7 +20,7 @@ from .design import Design, make_design
 from .intervals import compute_interval
 from .metrics import Metric, resolve_metric
 from .metrics._base import Evaluator
-from .results import freeze
+from .results import Difference, freeze
 
 __all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]
 
@@ -30,7 +30,7 @@ TESTS = ("bootstrap", "permutation", "mcnemar", "delong", "t")
 
 
 @dataclass(frozen=True, eq=False)
-class ComparisonResult:
+class ComparisonResult(Difference):
     """The paired difference ``B - A`` of a metric between two systems on the same rows.
 
     Attributes

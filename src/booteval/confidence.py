@@ -9,19 +9,18 @@ from typing import Any
 import numpy as np
 
 from ._engine import (
-    check_choice,
     check_run_options,
     compiled_runner,
     run_replicates,
     screen_undefined,
 )
-from ._errors import DegenerateIntervalWarning, InvalidInputError, collect_warnings, warn
+from ._errors import DegenerateIntervalWarning, InvalidInputError, warn
 from ._params import validated
 from .analytic import wilson_interval
 from .design import make_design
-from .intervals import METHODS, compute_interval, resolve_transform
+from .intervals import METHODS, resolve_transform
 from .metrics import Metric, resolve_metric
-from .results import CIResult, freeze
+from .results import CIResult, IntervalRecipe, LazyJackknife, freeze
 
 __all__ = ["ci"]
 
@@ -234,72 +233,27 @@ def ci(
             else float(np.std(values, ddof=1))
         )
 
-    jack_cache: dict[str, np.ndarray] = {}
-
-    def jackknife() -> np.ndarray:
-        if "j" not in jack_cache:
-            jack_cache["j"] = freeze(evaluator.jackknife())
-        return jack_cache["j"]
-
+    jackknife = LazyJackknife(evaluator.jackknife)
     bounds = m.bounds
     if design.clustered:
         effective_n = _effective_n(m, arrays, n, jackknife() if m.vectorized else None)
     else:
         effective_n = float(n)
 
-    def build(meth: str, lev: float) -> CIResult:
-        check_choice(meth, "method", METHODS)
-        if meth == "studentized" and rep_ses is None:
-            raise InvalidInputError(
-                "method",
-                "a method other than 'studentized' for a result computed without "
-                "per-replicate standard errors",
-                "'studentized'",
-                "Run booteval.ci(..., method='studentized') instead.",
-            )
-        with collect_warnings() as caught:
-            out = compute_interval(
-                meth,
-                estimate,
-                values,
-                lev,
-                jackknife=jackknife() if meth == "bca" else None,
-                standard_error=se_hat,
-                replicate_standard_errors=rep_ses,
-                transform=tr,
-                bounds=bounds,
-                ties=opts.bca_ties,
-            )
-        for w in caught:  # re-raised at the caller of ci() or with_method()
-            warn(w.message, w.category, stacklevel=3)
-        return CIResult(
-            estimate=estimate,
-            low=out.low,
-            high=out.high,
-            confidence_level=lev,
-            method=meth,
-            metric=m.label,
-            n=n,
-            n_clusters=design.n_clusters,
-            effective_n=effective_n,
-            n_resamples=b,
-            seed=seed_int,
-            standard_error=float(np.std(values, ddof=1)) if values.size > 1 else 0.0,
-            n_undefined=n_undefined,
-            mcse_low=out.mcse_low,
-            mcse_high=out.mcse_high,
-            design=design_text,
-            transform=tr.name if tr is not None else None,
-            distribution=freeze(values),
-            jackknife=jack_cache.get("j"),
-            replicate_standard_errors=freeze(rep_ses),
-            estimate_standard_error=se_hat,
-            notes=tuple(out.notes) + engine_notes,
-            details=dict(out.details),
-            _recompute=build,
-        )
-
-    return build(method, level)
+    run = CIResult(
+        estimate=estimate, low=math.nan, high=math.nan, confidence_level=level, method=method,
+        metric=m.label, n=n, n_clusters=design.n_clusters, effective_n=effective_n,
+        n_resamples=b, seed=seed_int,
+        standard_error=float(np.std(values, ddof=1)) if values.size > 1 else 0.0,
+        n_undefined=n_undefined, mcse_low=math.nan, mcse_high=math.nan, design=design_text,
+        transform=tr.name if tr is not None else None, distribution=freeze(values),
+        replicate_standard_errors=freeze(rep_ses), estimate_standard_error=se_hat,
+        _recompute=IntervalRecipe(
+            METHODS, transform=tr, bounds=bounds, ties=opts.bca_ties,
+            notes_after=engine_notes, jackknife=jackknife,
+        ),
+    )  # fmt: skip
+    return run.with_method(method)
 
 
 def _effective_n(

@@ -75,6 +75,7 @@ from ._validation import (
     check_seed,
     describe_value,
 )
+from .results import Result
 
 __all__ = ["CVInterval", "NestedCVInterval", "cv_t_interval", "nested_cv_interval"]
 
@@ -86,7 +87,7 @@ _LOSS_ALIASES = {"mse": "squared_error", "mae": "absolute_error", "misclassifica
 
 
 @dataclass(frozen=True, eq=False)
-class CVInterval:
+class CVInterval(Result):
     """A t interval from per-fold cross-validation values.
 
     Attributes
@@ -129,7 +130,7 @@ class CVInterval:
 
 
 @dataclass(frozen=True, eq=False)
-class NestedCVInterval:
+class NestedCVInterval(Result):
     """The nested cross-validation interval of Bates, Hastie and Tibshirani (2023).
 
     Attributes

@@ -53,7 +53,7 @@ import numpy as np
 
 from ._engine import check_choice, check_run_options, run_replicates, screen_undefined
 from ._errors import BootevalWarning, DegenerateIntervalWarning, InvalidInputError, warn
-from ._format import format_triplet
+from ._format import format_p_value, format_triplet
 from ._lazy import stats
 from ._paired import StackedEvaluator, validate_system
 from ._params import validated
@@ -61,7 +61,7 @@ from .comparison import bootstrap_p_value
 from .design import make_design
 from .intervals import compute_interval, order_statistic_quantile
 from .metrics import Metric, resolve_metric
-from .results import freeze
+from .results import Difference, Result, freeze, protocol_defaults
 
 __all__ = [
     "CORRECTIONS",
@@ -176,8 +176,8 @@ def _letter_names(n: int) -> list[str]:
 
 
 # ------------------------------------------------------------ results
-@dataclass(frozen=True)
-class LeaderboardEntry:
+@dataclass(frozen=True, eq=False)
+class LeaderboardEntry(Result):
     """One system's row of a leaderboard.
 
     Attributes
@@ -199,6 +199,9 @@ class LeaderboardEntry:
         Not separated from the leader (the leader itself included).
     """
 
+    # a row of a leaderboard: the level and method are the leaderboard's
+    _protocol_defaults = protocol_defaults(Result, confidence_level=math.nan, method=None)
+
     name: str
     estimate: float
     low: float
@@ -217,8 +220,8 @@ class LeaderboardEntry:
         return {f: getattr(self, f) for f in self.__dataclass_fields__}
 
 
-@dataclass(frozen=True)
-class PairwiseDifference:
+@dataclass(frozen=True, eq=False)
+class PairwiseDifference(Difference):
     """The paired difference ``B - A`` between two systems of a leaderboard.
 
     Attributes
@@ -263,16 +266,12 @@ class PairwiseDifference:
         return {f: getattr(self, f) for f in self.__dataclass_fields__}
 
 
-def _fmt_p(p: float) -> str:
-    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
-
-
 def _fmt_rank(lo: int, hi: int) -> str:
     return f"{lo}" if lo == hi else f"{lo}-{hi}"
 
 
 @dataclass(frozen=True, eq=False)
-class LeaderboardResult:
+class LeaderboardResult(Result):
     """Systems ranked by a metric, with intervals, rank intervals and pairwise tests.
 
     See :mod:`booteval.leaderboard` for the exact definitions.
@@ -437,8 +436,8 @@ class LeaderboardResult:
             [
                 p.label,
                 format_triplet(p.difference, p.low, p.high, scale=scale, digits=digits),
-                _fmt_p(p.p_value),
-                _fmt_p(p.p_adjusted),
+                format_p_value(p.p_value),
+                format_p_value(p.p_adjusted),
                 "yes" if p.separated else "no",
             ]
             for p in pairs
@@ -481,6 +480,21 @@ class LeaderboardResult:
 
     def __str__(self) -> str:
         return self.to_text()
+
+    def format(self, scale: float = 1.0, digits: int = 4) -> str:
+        """The leaderboard as a text table (see :meth:`to_text`)."""
+        return self.to_text(scale, digits)
+
+    def describe(self, scale: float = 1.0, digits: int = 4) -> str:
+        """The table, how it was computed, and the notes."""
+        lines = [
+            self.to_text(scale, digits),
+            f"{self.confidence_level * 100:g}% {self.method} intervals; {self.design}; "
+            f"B = {self.n_resamples} resamples, seed = {self.seed}; "
+            f"pairwise p-values adjusted by {self.correction}",
+        ]
+        lines.extend(f"note: {note}" for note in self.notes)
+        return "\n".join(lines)
 
     def __repr__(self) -> str:
         return (

@@ -59,9 +59,8 @@ from ._engine import check_choice, check_run_options, screen_undefined
 from ._errors import InvalidInputError
 from ._params import validated
 from .design import make_design
-from .intervals import compute_interval
 from .metrics._base import _matmul
-from .results import CIResult, freeze
+from .results import CIResult, IntervalRecipe, LazyJackknife, freeze
 
 __all__ = [
     "MULTILABEL_METHODS",
@@ -362,41 +361,17 @@ def multilabel_ci(
     label = f"macro {metric}"
     n_undefined = screen_undefined(defined, f"{label} (every label undefined)", opts.on_undefined)
     values = reps[defined]
-    jack_cache: dict[str, np.ndarray] = {}
-
-    def build(meth: str, lev: float) -> CIResult:
-        check_choice(meth, "method", MULTILABEL_METHODS)
-        jk = None
-        if meth == "bca":
-            if "j" not in jack_cache:
-                jack_cache["j"] = freeze(jackknife())
-            jk = jack_cache["j"]
-        out = compute_interval(
-            meth, estimate, values, lev, jackknife=jk, bounds=(0.0, 1.0), ties=opts.bca_ties
-        )
-        return CIResult(
-            estimate=estimate,
-            low=out.low,
-            high=out.high,
-            confidence_level=lev,
-            method=meth,
-            metric=label,
-            n=units,
-            n_clusters=None,
-            effective_n=float(units),
-            n_resamples=b,
-            seed=seed_int,
-            standard_error=float(np.std(values, ddof=1)) if values.size > 1 else 0.0,
-            n_undefined=n_undefined,
-            mcse_low=out.mcse_low,
-            mcse_high=out.mcse_high,
-            design=design_text,
-            transform=None,
-            distribution=freeze(values),
-            jackknife=jack_cache.get("j"),
-            notes=tuple(notes) + out.notes,
+    result = CIResult(
+        estimate=estimate, low=np.nan, high=np.nan, confidence_level=opts.confidence_level,
+        method=opts.method, metric=label, n=units, n_clusters=None, effective_n=float(units),
+        n_resamples=b, seed=seed_int,
+        standard_error=float(np.std(values, ddof=1)) if values.size > 1 else 0.0,
+        n_undefined=n_undefined, mcse_low=np.nan, mcse_high=np.nan, design=design_text,
+        transform=None, distribution=freeze(values),
+        _recompute=IntervalRecipe(
+            MULTILABEL_METHODS, bounds=(0.0, 1.0), ties=opts.bca_ties,
+            notes_before=tuple(notes), jackknife=LazyJackknife(jackknife),
             details={
-                **out.details,
                 "resample": resample,
                 "unit": unit_name,
                 "undefined": undefined,
@@ -405,10 +380,9 @@ def multilabel_ci(
                 "n_labels": n_labels,
                 "n_instances": n,
             },
-            _recompute=build,
-        )
-
-    return build(opts.method, opts.confidence_level)
+        ),
+    )  # fmt: skip
+    return result.with_method(opts.method)
 
 
 _POLICY_TEXT = {

@@ -78,6 +78,7 @@ from ._validation import (
     describe_value,
 )
 from .crossval import _check_xy, _resolve_learner, _resolve_loss, _rng
+from .results import Result, protocol_defaults
 
 __all__ = [
     "BootstrapErrorEstimates",
@@ -209,7 +210,7 @@ def _gamma(
 
 
 @dataclass(frozen=True, eq=False)
-class ErrorEstimate:
+class ErrorEstimate(Result):
     """One error estimate with its interval (``low``/``high`` NaN where none is defined).
 
     Attributes
@@ -223,6 +224,8 @@ class ErrorEstimate:
     interval : str
         How the interval was formed, in words (or why there is none).
     """
+
+    _protocol_defaults = protocol_defaults(Result, method=lambda r: r.interval)
 
     name: str
     estimate: float
@@ -241,7 +244,7 @@ class ErrorEstimate:
 
 
 @dataclass(frozen=True, eq=False)
-class BootstrapErrorEstimates:
+class BootstrapErrorEstimates(Result):
     """Resubstitution, OOB, .632 and .632+ errors from one set of bootstrap fits.
 
     Attributes
@@ -267,6 +270,11 @@ class BootstrapErrorEstimates:
     seed : int
     notes : tuple of str
     """
+
+    # a collection of estimates: the protocol's run attributes, no single interval
+    _protocol_defaults = protocol_defaults(
+        Result, n_resamples=lambda r: r.n_bootstraps, method="bootstrap error estimates"
+    )
 
     resubstitution: ErrorEstimate
     oob: ErrorEstimate
@@ -298,9 +306,18 @@ class BootstrapErrorEstimates:
     def __str__(self) -> str:
         return self.summary()
 
+    def format(self, scale: float = 1.0, digits: int = 4) -> str:
+        """The estimates as a text table (see :meth:`summary`)."""
+        return self.summary(scale, digits)
+
+    def describe(self, scale: float = 1.0, digits: int = 4) -> str:
+        """The table and the notes."""
+        notes = [f"note: {note}" for note in self.notes]
+        return "\n".join([self.summary(scale, digits), *notes])
+
 
 @dataclass(frozen=True, eq=False)
-class OOBExtrapolation:
+class OOBExtrapolation(Result):
     """OOB accuracy of a bagged classifier, extrapolated over ensemble size.
 
     Attributes
@@ -326,6 +343,11 @@ class OOBExtrapolation:
     seed : int
     notes : tuple of str
     """
+
+    _protocol_defaults = protocol_defaults(
+        Result,
+        method="oob extrapolation",
+    )
 
     estimate: float
     low: float

@@ -65,6 +65,7 @@ from ._params import validated
 from ._validation import as_float_array, as_group_labels, check_same_length, describe_value
 from .comparison import ComparisonResult
 from .design import _encode_groups
+from .results import Result, protocol_defaults
 
 __all__ = [
     "PowerAnalysis",
@@ -82,8 +83,8 @@ _TWO_CLUSTERS = "A cluster design needs at least 2 clusters."
 
 
 # ----------------------------------------------------------------------------- result
-@dataclass(frozen=True)
-class PowerAnalysis:
+@dataclass(frozen=True, eq=False)
+class PowerAnalysis(Result):
     """The answer to a power question, with everything it was computed from.
 
     Attributes
@@ -126,6 +127,19 @@ class PowerAnalysis:
     notes : tuple of str
         Assumptions made along the way.
     """
+
+    # a plan, not an interval: the estimate is the quantity solved for
+    _protocol_defaults = protocol_defaults(
+        Result,
+        estimate=lambda r: float(
+            {"effect": r.effect, "power": r.power, "sample size": r.n}[r.solved_for]
+        ),
+        has_interval=False,
+        low=math.nan,
+        high=math.nan,
+        confidence_level=math.nan,
+        method="normal approximation",
+    )
 
     solved_for: str
     effect: float

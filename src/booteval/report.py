@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ._format import format_triplet
+from ._format import format_p_value, format_triplet
 
 __all__ = [
     "FORMATS",
@@ -101,12 +101,6 @@ class Report:
 # --------------------------------------------------------------------------- helpers
 def _pct(level: float) -> str:
     return f"{level * 100:g}%"
-
-
-def _fmt_p(p: float) -> str:
-    if p is None or not math.isfinite(p):
-        return "nan"
-    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
 
 
 def _unique(values: Sequence[Any]) -> list[Any]:
@@ -229,7 +223,7 @@ def compare_report(results: Sequence[Any], *, scale: float = 1.0, digits: int = 
             format_triplet(r.estimate_a, *r.interval_a, scale=scale, digits=digits),
             format_triplet(r.estimate_b, *r.interval_b, scale=scale, digits=digits),
             r.format(scale, digits),
-            _fmt_p(r.p_value),
+            format_p_value(r.p_value),
             r.test if r.alternative == "two-sided" else f"{r.test}, {r.alternative}",
         ]
         for r in results
@@ -286,7 +280,8 @@ def leaderboard_report(
         prow = [
             [
                 p.label, format_triplet(p.difference, p.low, p.high, scale=scale, digits=digits),
-                _fmt_p(p.p_value), _fmt_p(p.p_adjusted), "yes" if p.separated else "no",
+                format_p_value(p.p_value), format_p_value(p.p_adjusted),
+                "yes" if p.separated else "no",
             ]
             for p in chosen
         ]  # fmt: skip

@@ -1,16 +1,308 @@
-"""Result objects: frozen dataclasses that carry an interval and its provenance."""
+"""Result objects: frozen dataclasses that carry an interval and its provenance.
+
+Every result of booteval follows one protocol (:class:`Result`): ``estimate``, ``low``,
+``high``, ``confidence_level``, ``method``, ``seed``, ``notes``, ``n_resamples`` (``None``
+where nothing was resampled), ``format()``, ``describe()`` and a JSON-safe ``to_dict()``;
+results compare equal field by field (arrays element-wise) and pickle to an equal object.
+A difference between two systems or methods (:class:`Difference`) adds ``p_value`` and
+``excludes_zero``. ``with_method()`` recomputes another interval from a stored bootstrap
+distribution through a picklable :class:`IntervalRecipe`.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
-from ._format import format_triplet
+from ._errors import InvalidInputError
+from ._format import format_p_value, format_triplet
 from ._validation import check_confidence_level
 
-__all__ = ["CIResult"]
+__all__ = [
+    "CIResult",
+    "Difference",
+    "IntervalRecipe",
+    "LazyJackknife",
+    "Result",
+    "protocol_defaults",
+]
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equality for result fields: arrays element-wise (NaN equal to NaN), nested
+    containers item by item, floats with NaN equal to NaN."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
+            return False
+        if a.shape != b.shape or a.dtype.kind != b.dtype.kind:
+            return False
+        return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    if isinstance(a, tuple | list) and isinstance(b, tuple | list):
+        return type(a) is type(b) and len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # pragma: no cover - objects without a clear equality
+        return a is b
+
+
+def plain(value: Any) -> Any:
+    """``value`` as plain Python data for JSON: NumPy scalars and arrays become numbers
+    and lists, tuples lists, mappings dicts with string keys, results their ``to_dict()``."""
+    if isinstance(value, Result):
+        return value.to_dict()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, tuple | list):
+        return [plain(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return repr(value)
+
+
+def protocol_defaults(base: type[Result], **values: Any) -> Mapping[str, Any]:
+    """``base``'s protocol defaults updated with ``values`` (for a result type's
+    ``_protocol_defaults``); a value may be a function of the result."""
+    return MappingProxyType({**base._protocol_defaults, **values})
+
+
+class Result:
+    """The protocol every result of booteval follows (a base of frozen dataclasses).
+
+    Attributes every result has (as a field or a property): ``estimate``, ``low``,
+    ``high``, ``confidence_level``, ``method``, ``seed`` (``None`` where nothing random
+    ran), ``n_resamples`` (``None`` where nothing was resampled) and ``notes``. A result
+    without an interval of its own (a test, a power plan) has ``has_interval`` false and
+    ``low`` and ``high`` ``nan``.
+
+    Results compare equal field by field (arrays element-wise), pickle and unpickle to
+    an equal object, and give ``format()``, ``describe()`` and a JSON-safe ``to_dict()``
+    (the fields shown in the result's ``repr``; bulky arrays stay attributes).
+
+    Examples
+    --------
+    >>> import json, pickle, booteval
+    >>> r = booteval.ci([0.7, 0.9, 0.8, 0.6, 0.95], n_resamples=1000, seed=0)
+    >>> pickle.loads(pickle.dumps(r)) == r
+    True
+    >>> json.loads(json.dumps(r.to_dict()))["method"]
+    'bca'
+    """
+
+    # Defaults for the protocol's attributes that a result type does not define as a
+    # field or property. They are served by __getattr__ (not as class attributes, which
+    # the dataclass machinery would take for the fields' defaults).
+    _protocol_defaults: Mapping[str, Any] = MappingProxyType(
+        {"seed": None, "n_resamples": None, "notes": (), "has_interval": True}
+    )
+
+    def __getattr__(self, name: str) -> Any:
+        defaults = type(self)._protocol_defaults
+        if name in defaults:
+            value = defaults[name]
+            return value(self) if callable(value) else value
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(
+            _same(getattr(self, f.name), getattr(other, f.name))
+            for f in dataclasses.fields(self)  # type: ignore[arg-type]
+            if f.compare
+        )
+
+    def __hash__(self) -> int:
+        # from the scalar fields, so that equal results hash alike (usable as dict keys)
+        def key(v: Any) -> Any:
+            if isinstance(v, float | np.floating) and math.isnan(v):
+                return "nan"
+            return v
+
+        return hash(
+            (
+                type(self).__qualname__,
+                *(
+                    key(getattr(self, f.name))
+                    for f in dataclasses.fields(self)  # type: ignore[arg-type]
+                    if f.compare
+                    and isinstance(getattr(self, f.name), bool | int | float | str | np.generic)
+                ),
+            )
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for JSON: the fields shown in the ``repr`` (arrays as lists)."""
+        return {
+            f.name: plain(getattr(self, f.name))
+            for f in dataclasses.fields(self)  # type: ignore[arg-type]
+            if f.repr and not f.name.startswith("_")
+        }
+
+    def format(self, scale: float = 1.0, digits: int = 4) -> str:
+        """``estimate (low, high)`` with a scale factor and fixed decimals; a test
+        without an interval gives ``estimate (p = ...)``."""
+        low, high = self.low, self.high
+        if not self.has_interval:
+            text = format_triplet(self.estimate, low, high, scale=scale, digits=digits)
+            p = getattr(self, "p_value", None)
+            return text.split(" (")[0] + (f" (p = {format_p_value(p, 4)})" if p is not None else "")
+        return format_triplet(self.estimate, low, high, scale=scale, digits=digits)
+
+    def __str__(self) -> str:
+        return self.format()
+
+    def describe(self, scale: float = 1.0, digits: int = 4) -> str:
+        """The interval, how it was computed and the notes, in a few lines."""
+        level = self.confidence_level
+        head = f"{type(self).__name__}: {self.format(scale, digits)}"
+        how = []
+        if level is not None and math.isfinite(level):
+            how.append(f"{level * 100:g}%")
+        if self.method:
+            how.append(f"{self.method}")
+        lines = [head]
+        if how:
+            lines.append("  " + " ".join(how) + " interval")
+        run = []
+        if self.n_resamples:
+            run.append(f"B = {self.n_resamples} resamples")
+        if self.seed is not None:
+            run.append(f"seed = {self.seed}")
+        if run:
+            lines.append("  " + ", ".join(run))
+        lines.extend(f"  note: {note}" for note in self.notes)
+        return "\n".join(lines)
+
+
+class Difference(Result):
+    """A result that is a difference (B - A, or between two correlations): the protocol
+    plus ``p_value`` and ``excludes_zero`` (the interval lies on one side of 0)."""
+
+    _protocol_defaults = protocol_defaults(
+        Result, p_value=math.nan, excludes_zero=lambda r: bool(r.low > 0 or r.high < 0)
+    )
+
+
+class LazyJackknife:
+    """Leave-one-unit-out values computed on first use and kept.
+
+    Pickling computes them (a result must carry what ``with_method("bca")`` needs); where
+    that fails, the pickle keeps the reason and BCa is refused after unpickling.
+    """
+
+    def __init__(self, compute: Callable[[], np.ndarray] | None = None) -> None:
+        self._compute = compute
+        self.value: np.ndarray | None = None
+        self._error: str | None = None
+
+    def __call__(self) -> np.ndarray:
+        if self.value is None:
+            if self._compute is None:
+                raise InvalidInputError(
+                    "method",
+                    "a method other than 'bca' for this unpickled result",
+                    "'bca'",
+                    f"Its jackknife could not be computed when it was pickled: {self._error}",
+                )
+            self.value = freeze(self._compute())
+        return self.value
+
+    def __getstate__(self) -> dict[str, Any]:
+        if self.value is None and self._compute is not None:
+            try:
+                self()
+            except Exception as exc:  # kept as the reason BCa is unavailable later
+                return {"_compute": None, "value": None, "_error": str(exc)}
+        return {"_compute": None, "value": self.value, "_error": self._error}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+
+@dataclass(frozen=True, eq=False)
+class IntervalRecipe:
+    """What ``with_method`` needs beyond a result's stored replicates (picklable).
+
+    Parameters
+    ----------
+    methods : tuple of str
+        The interval methods this kind of result allows.
+    transform, bounds, ties
+        As for :func:`booteval.intervals.compute_interval`.
+    notes_before, notes_after : tuple of str
+        Notes of the run (not of the interval) put before and after the interval's own.
+    details : dict
+        Entries of ``result.details`` that come from the run.
+    jackknife : LazyJackknife, optional
+        For BCa; ``None`` where the result has none.
+    studentized_hint : str
+        What to do instead when ``"studentized"`` is asked of a result without
+        per-replicate standard errors.
+    """
+
+    methods: tuple[str, ...]
+    transform: Any = None
+    bounds: tuple[float, float] | None = None
+    ties: str = "half"
+    notes_before: tuple[str, ...] = ()
+    notes_after: tuple[str, ...] = ()
+    details: Mapping[str, Any] = field(default_factory=dict)
+    jackknife: LazyJackknife | None = None
+    studentized_hint: str = "Run booteval.ci(..., method='studentized') instead."
+
+    def apply(self, result: CIResult, method: str, level: float) -> CIResult:
+        """``result`` with the interval of ``method`` at ``level`` from its replicates."""
+        from ._engine import check_choice
+        from .intervals import compute_interval
+
+        check_choice(method, "method", self.methods)
+        if method == "studentized" and result.replicate_standard_errors is None:
+            raise InvalidInputError(
+                "method",
+                "a method other than 'studentized' for a result computed without "
+                "per-replicate standard errors",
+                "'studentized'",
+                self.studentized_hint,
+            )
+        jk = self.jackknife() if method == "bca" and self.jackknife is not None else None
+        out = compute_interval(
+            method,
+            result.estimate,
+            result.distribution,
+            level,
+            jackknife=jk,
+            standard_error=result.estimate_standard_error,
+            replicate_standard_errors=result.replicate_standard_errors,
+            transform=self.transform,
+            bounds=self.bounds,
+            ties=self.ties,
+        )
+        return dataclasses.replace(
+            result,
+            low=out.low,
+            high=out.high,
+            confidence_level=level,
+            method=method,
+            mcse_low=out.mcse_low,
+            mcse_high=out.mcse_high,
+            jackknife=self.jackknife.value if self.jackknife is not None else None,
+            notes=tuple(self.notes_before) + tuple(out.notes) + tuple(self.notes_after),
+            details={**self.details, **out.details},
+        )
 
 
 def _significant(x: float, figures: int) -> str:
@@ -23,7 +315,7 @@ def _significant(x: float, figures: int) -> str:
 
 
 @dataclass(frozen=True, eq=False)
-class CIResult:
+class CIResult(Result):
     """A metric's point estimate with a bootstrap confidence interval.
 
     Attributes
@@ -94,7 +386,7 @@ class CIResult:
     estimate_standard_error: float | None = field(repr=False, default=None)
     notes: tuple[str, ...] = ()
     details: dict[str, Any] = field(default_factory=dict, repr=False)
-    _recompute: Any = field(default=None, repr=False, compare=False)
+    _recompute: IntervalRecipe | None = field(default=None, repr=False, compare=False)
 
     # ------------------------------------------------------------- formatting
     def format(self, scale: float = 1.0, digits: int = 4) -> str:
@@ -178,7 +470,7 @@ class CIResult:
             "design",
             "transform",
         )
-        out = {k: getattr(self, k) for k in keys}
+        out = {k: plain(getattr(self, k)) for k in keys}
         out["notes"] = list(self.notes)
         return out
 
@@ -202,9 +494,13 @@ class CIResult:
             if confidence_level is None
             else check_confidence_level(confidence_level)
         )
-        if self._recompute is None:  # pragma: no cover - results are built by ci()
-            raise ValueError("this result does not carry what is needed to recompute it")
-        return self._recompute(method, level)
+        if self._recompute is None:
+            raise InvalidInputError(
+                "method",
+                "a result that stores what its interval was formed from",
+                f"a {type(self).__name__} built without it",
+            )
+        return self._recompute.apply(self, method, level)
 
 
 def freeze(a: np.ndarray | None) -> np.ndarray | None:

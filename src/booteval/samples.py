@@ -289,7 +289,7 @@ def nested_ci(
         where = f" in {r.n_clusters} clusters" if r.n_clusters is not None else ""
         design = f"questions resampled with their samples ({m} questions{where}, {n_rows} samples)"
         return NestedResult(
-            **{**base, "design": design, "n": n_rows, "_recompute": None},
+            **{**base, "design": design, "n": n_rows},
             resample=resample, n_items=m, samples_per_item=float(g.counts.mean()),
             min_samples=int(g.counts.min()), max_samples=int(g.counts.max()),
             var_between=var_between, var_within=var_within, se_analytic=se_analytic,

@@ -63,7 +63,7 @@ from .design import Design, make_design
 from .intervals import compute_interval, order_statistic_quantile
 from .metrics import Metric, resolve_metric
 from .metrics._base import Evaluator
-from .results import freeze
+from .results import Difference, Result, freeze
 
 __all__ = [
     "SEED_METHODS",
@@ -79,7 +79,7 @@ SEED_METHODS: tuple[str, ...] = ("t", "percentile", "basic", "normal")
 
 # ------------------------------------------------------------------- results
 @dataclass(frozen=True, eq=False)
-class SeedPoolResult:
+class SeedPoolResult(Result):
     """A method's expected metric over training seeds, with an interval and a variance split.
 
     Attributes
@@ -180,7 +180,7 @@ class SeedPoolResult:
 
 
 @dataclass(frozen=True, eq=False)
-class MethodComparisonResult:
+class MethodComparisonResult(Difference):
     """The difference ``B - A`` between two methods' expected metrics over seeds.
 
     Attributes

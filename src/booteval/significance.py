@@ -51,6 +51,7 @@ from ._errors import (
     UndefinedReplicateWarning,
     warn,
 )
+from ._format import format_p_value
 from ._lazy import stats as _stats
 from ._paired import split_systems, validate_system
 from ._params import validated
@@ -68,7 +69,7 @@ from ._validation import (
 from .design import Design, make_design
 from .metrics import Metric, resolve_metric
 from .metrics._base import Evaluator, SumEvaluator, _matmul
-from .results import freeze
+from .results import Difference, freeze, protocol_defaults
 
 __all__ = [
     "ALTERNATIVES",
@@ -102,12 +103,8 @@ _UNDEFINED_ERRORS = (ValueError, ZeroDivisionError, FloatingPointError)
 # --------------------------------------------------------------------------------------------
 
 
-def _format_p(p: float) -> str:
-    return f"{p:.4f}" if p >= 0.001 else f"{p:.1e}"
-
-
 @dataclass(frozen=True, eq=False)
-class PermutationTestResult:
+class PermutationTestResult(Difference):
     """Outcome of a paired permutation (approximate randomization) test of ``B - A``.
 
     Attributes
@@ -160,6 +157,17 @@ class PermutationTestResult:
     mean: B - A = 0.3333, p = 0.5000 (permutation, exact over 2^2 swaps, two-sided)
     """
 
+    # a test without an interval of its own: low and high are nan
+    _protocol_defaults = protocol_defaults(
+        Difference,
+        estimate=lambda r: r.statistic,
+        has_interval=False,
+        low=math.nan,
+        high=math.nan,
+        confidence_level=math.nan,
+        method=lambda r: r.test,
+    )
+
     statistic: float
     p_value: float
     n_permutations: int
@@ -190,7 +198,7 @@ class PermutationTestResult:
         unit = " of clusters" if self.n_clusters is not None else ""
         return (
             f"{self.metric}: {self.name_b} - {self.name_a} = "
-            f"{self.statistic * scale:.{digits}f}, p = {_format_p(self.p_value)} "
+            f"{self.statistic * scale:.{digits}f}, p = {format_p_value(self.p_value, 4)} "
             f"({self.test}, {how}{unit}, {self.alternative})"
         )
 
@@ -207,8 +215,8 @@ class PermutationTestResult:
         return {k: getattr(self, k) for k in keys}
 
 
-@dataclass(frozen=True)
-class McNemarTestResult:
+@dataclass(frozen=True, eq=False)
+class McNemarTestResult(Difference):
     """Outcome of McNemar's test comparing two classifiers' accuracy on the same rows.
 
     Attributes
@@ -242,6 +250,17 @@ class McNemarTestResult:
     mcnemar-exact (two-sided): accuracy B - A = 0.2000, b = 1, c = 3, p = 0.2500
     """
 
+    # a test without an interval of its own: low and high are nan
+    _protocol_defaults = protocol_defaults(
+        Difference,
+        estimate=lambda r: r.difference,
+        has_interval=False,
+        low=math.nan,
+        high=math.nan,
+        confidence_level=math.nan,
+        method=lambda r: r.test,
+    )
+
     statistic: float
     p_value: float
     b: int
@@ -258,12 +277,12 @@ class McNemarTestResult:
     def __str__(self) -> str:
         return (
             f"{self.test} ({self.alternative}): accuracy B - A = {self.difference:.4f}, "
-            f"b = {self.b}, c = {self.c}, p = {_format_p(self.p_value)}"
+            f"b = {self.b}, c = {self.c}, p = {format_p_value(self.p_value, 4)}"
         )
 
 
-@dataclass(frozen=True)
-class PairedTTestResult:
+@dataclass(frozen=True, eq=False)
+class PairedTTestResult(Difference):
     """Outcome of a paired t-test of the mean per-row difference ``B - A``.
 
     Attributes
@@ -294,6 +313,11 @@ class PairedTTestResult:
     paired-t (two-sided): B - A = 0.5000 (-0.1496, 1.1496), t = 2.4495, df = 3, p = 0.0917
     """
 
+    _protocol_defaults = protocol_defaults(
+        Difference,
+        method=lambda r: r.test,
+    )
+
     estimate: float
     standard_error: float
     statistic: float
@@ -316,7 +340,7 @@ class PairedTTestResult:
         return (
             f"{self.test} ({self.alternative}): B - A = {self.estimate:.4f} "
             f"({self.low:.4f}, {self.high:.4f}), t = {self.statistic:.4f}, df = {self.df}, "
-            f"p = {_format_p(self.p_value)}"
+            f"p = {format_p_value(self.p_value, 4)}"
         )
 
 

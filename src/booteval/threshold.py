@@ -75,7 +75,7 @@ from ._validation import (
 from .comparison import ALTERNATIVES, ComparisonResult, bootstrap_p_value
 from .design import Design, make_design
 from .intervals import compute_interval
-from .results import CIResult, freeze
+from .results import CIResult, IntervalRecipe, LazyJackknife, freeze
 
 __all__ = [
     "THRESHOLD_METRICS",
@@ -1088,38 +1088,30 @@ def threshold_ci(
     _reemit(caught, 2)
     reps = run.values[run.defined, 0]
     est = float(run.estimates[0])
-    jack_cache: dict[str, np.ndarray] = {}
 
     def jackknife() -> np.ndarray:
-        if "j" not in jack_cache:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                v, t = problem.jackknife(run.t_hat)
-            jack_cache["j"] = _pooled_jackknife(None if v is None else v[:, 0], t[:, 0])
-        return jack_cache["j"]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v, t = problem.jackknife(run.t_hat)
+        return _pooled_jackknife(None if v is None else v[:, 0], t[:, 0])
 
-    def build(method_: str, level: float) -> ThresholdCIResult:
-        check_choice(method_, "method", ("percentile", "basic", "normal", "bca"))
-        jk = jackknife() if method_ == "bca" else None
-        with collect_warnings() as caught:
-            out = _interval(method_, est, reps, level, jk, problem.bounds, opts.bca_ties)
-        _reemit(caught, 3)  # build <- threshold_ci or CIResult.with_method <- the caller
-        return ThresholdCIResult(
-            estimate=est, low=out.low, high=out.high, confidence_level=level, method=method_,
-            metric=problem.label, n=problem.design_test.n_rows,
-            n_clusters=problem.design_test.n_clusters, effective_n=math.nan,
-            n_resamples=opts.n_resamples, seed=opts.seed,
-            standard_error=float(np.std(reps, ddof=1)) if reps.size > 1 else math.nan,
-            n_undefined=run.n_undefined, mcse_low=out.mcse_low, mcse_high=out.mcse_high,
-            design=problem.describe_design(), transform=None, distribution=freeze(reps),
-            jackknife=None if jk is None else freeze(jk), notes=out.notes,
-            details=dict(out.details), _recompute=build,
-            rule=problem.rule.label(problem.target), target=problem.target,
-            refit=problem.refit, threshold=float(run.t_hat[0]),
-            thresholds=freeze(np.ascontiguousarray(run.thresholds[run.defined, 0])),
-            n_val=problem.design_val.n_rows,
-        )  # fmt: skip
-
-    return build(opts.method, opts.confidence_level)
+    result = ThresholdCIResult(
+        estimate=est, low=math.nan, high=math.nan, confidence_level=opts.confidence_level,
+        method=opts.method, metric=problem.label, n=problem.design_test.n_rows,
+        n_clusters=problem.design_test.n_clusters, effective_n=math.nan,
+        n_resamples=opts.n_resamples, seed=opts.seed,
+        standard_error=float(np.std(reps, ddof=1)) if reps.size > 1 else math.nan,
+        n_undefined=run.n_undefined, mcse_low=math.nan, mcse_high=math.nan,
+        design=problem.describe_design(), transform=None, distribution=freeze(reps),
+        _recompute=IntervalRecipe(
+            ("percentile", "basic", "normal", "bca"), bounds=problem.bounds,
+            ties=opts.bca_ties, jackknife=LazyJackknife(jackknife),
+        ),
+        rule=problem.rule.label(problem.target), target=problem.target,
+        refit=problem.refit, threshold=float(run.t_hat[0]),
+        thresholds=freeze(np.ascontiguousarray(run.thresholds[run.defined, 0])),
+        n_val=problem.design_val.n_rows,
+    )  # fmt: skip
+    return result.with_method(opts.method)
 
 
 @validated

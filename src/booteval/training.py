@@ -40,7 +40,7 @@ from ._validation import check_confidence_level, check_positive_int, check_seed
 from .design import make_design
 from .intervals import compute_interval
 from .metrics import Metric, resolve_metric
-from .results import freeze
+from .results import Result, freeze
 
 __all__ = ["TRAINING_METHODS", "TrainingBootstrapResult", "bootstrap_training"]
 
@@ -50,7 +50,7 @@ _SCORE_METRICS = ("roc_auc", "average_precision", "log_loss", "brier", "ece")
 
 
 @dataclass(frozen=True, eq=False)
-class TrainingBootstrapResult:
+class TrainingBootstrapResult(Result):
     """A method's metric under training-set (and optionally test-set) resampling.
 
     Attributes

@@ -88,9 +88,8 @@ from ._engine import check_choice, check_run_options, screen_undefined
 from ._errors import InvalidInputError
 from ._params import validated
 from ._validation import as_float_array, check_same_length, describe_value
-from .intervals import compute_interval
 from .metrics._base import _matmul
-from .results import CIResult, freeze
+from .results import CIResult, IntervalRecipe, freeze
 
 __all__ = [
     "MULTIPLIERS",
@@ -533,47 +532,16 @@ def _build(
     method: str,
     level: float,
 ) -> CIResult:
-    def build(meth: str, lev: float) -> CIResult:
-        check_choice(meth, "method", WILD_METHODS)
-        if meth == "studentized" and rep_se is None:
-            raise InvalidInputError(
-                "method",
-                "'percentile', 'basic' or 'normal' (no standard errors were stored)",
-                repr(meth),
-            )
-        out = compute_interval(
-            meth,
-            est,
-            values,
-            lev,
-            standard_error=se_hat,
-            replicate_standard_errors=rep_se,
-        )
-        return CIResult(
-            estimate=est,
-            low=out.low,
-            high=out.high,
-            confidence_level=lev,
-            method=meth,
-            metric=label,
-            n=n,
-            n_clusters=None,
-            effective_n=float(n),
-            n_resamples=b,
-            seed=seed,
-            standard_error=float(np.std(values, ddof=1)) if values.size > 1 else 0.0,
-            n_undefined=n_undefined,
-            mcse_low=out.mcse_low,
-            mcse_high=out.mcse_high,
-            design=design_text,
-            transform=None,
-            distribution=freeze(values),
-            jackknife=None,
-            replicate_standard_errors=freeze(rep_se),
-            estimate_standard_error=se_hat,
-            notes=notes + out.notes,
-            details={**details, **out.details},
-            _recompute=build,
-        )
-
-    return build(method, level)
+    result = CIResult(
+        estimate=est, low=math.nan, high=math.nan, confidence_level=level, method=method,
+        metric=label, n=n, n_clusters=None, effective_n=float(n), n_resamples=b, seed=seed,
+        standard_error=float(np.std(values, ddof=1)) if values.size > 1 else 0.0,
+        n_undefined=n_undefined, mcse_low=math.nan, mcse_high=math.nan, design=design_text,
+        transform=None, distribution=freeze(values), replicate_standard_errors=freeze(rep_se),
+        estimate_standard_error=se_hat,
+        _recompute=IntervalRecipe(
+            WILD_METHODS, notes_before=notes, details=details,
+            studentized_hint="Run booteval.wild_ci(..., method='studentized') instead.",
+        ),
+    )  # fmt: skip
+    return result.with_method(method, confidence_level=level)
