@@ -377,6 +377,10 @@ class CoverageTable(Result):
     seed : int
     """
 
+    _protocol_defaults = protocol_defaults(
+        Result, method=lambda r: ", ".join(dict.fromkeys(row.method for row in r.rows))
+    )
+
     truth: float
     level: str
     coefficient: str

@@ -243,6 +243,11 @@ class PairwiseDifference(Difference):
         Whether the unadjusted interval excludes 0.
     """
 
+    # a row of a leaderboard: the level and method are the leaderboard's
+    _protocol_defaults = protocol_defaults(
+        Difference, estimate=lambda r: r.difference, confidence_level=math.nan, method=None
+    )
+
     name_a: str
     name_b: str
     estimate_a: float

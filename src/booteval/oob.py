@@ -273,7 +273,10 @@ class BootstrapErrorEstimates(Result):
 
     # a collection of estimates: the protocol's run attributes, no single interval
     _protocol_defaults = protocol_defaults(
-        Result, n_resamples=lambda r: r.n_bootstraps, method="bootstrap error estimates"
+        Result,
+        n_resamples=lambda r: r.n_bootstraps,
+        method="bootstrap error estimates",
+        confidence_level=lambda r: r.oob.confidence_level,
     )
 
     resubstitution: ErrorEstimate
