@@ -91,6 +91,9 @@ EXAMPLES = {
     "clopper_pearson_interval": lambda: booteval.clopper_pearson_interval(40, 60),
     "delong_interval": lambda: booteval.delong_interval(Y, SA),
     "delong_test": lambda: booteval.delong_test(Y, SA, SB),
+    "cluster_robust_interval": lambda: booteval.cluster_robust_interval(SC, ITEMS[:N] % 7),
+    "wild_cluster_ci": lambda: booteval.wild_cluster_ci(SC, ITEMS[:N] % 7, **B),
+    "clustered_wilson_interval": lambda: booteval.clustered_wilson_interval(CORR, ITEMS % 9),
     "fisher_z_interval": lambda: booteval.fisher_z_interval(0.5, 30),
     "cv_t_interval": lambda: booteval.cv_t_interval(
         [0.8, 0.82, 0.79, 0.85, 0.81], n_train=80, n_test=20

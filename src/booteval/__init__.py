@@ -34,6 +34,12 @@ from .comparison import ComparisonResult, compare
 from .confidence import ci
 from .crossval import CVInterval, NestedCVInterval, cv_t_interval, nested_cv_interval
 from .design import Design, make_design
+from .few_clusters import (
+    ClusteredInterval,
+    cluster_robust_interval,
+    clustered_wilson_interval,
+    wild_cluster_ci,
+)
 from .intervals import METHODS, Transform
 from .leaderboard import (
     CORRECTIONS,
@@ -119,6 +125,7 @@ __all__ = [
     "CIResult",
     "CVInterval",
     "CallableMetric",
+    "ClusteredInterval",
     "ComparisonResult",
     "CorrelationComparison",
     "CorrelationResult",
@@ -155,6 +162,8 @@ __all__ = [
     "bootstrap_training",
     "ci",
     "clopper_pearson_interval",
+    "cluster_robust_interval",
+    "clustered_wilson_interval",
     "compare",
     "compare_correlations",
     "compare_methods",
@@ -200,5 +209,6 @@ __all__ = [
     "threshold_compare",
     "threshold_metric",
     "wild_ci",
+    "wild_cluster_ci",
     "wilson_interval",
 ]
