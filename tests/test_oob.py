@@ -54,7 +54,7 @@ def boot_indices(seed, b, n):
 def test_agrees_with_direct_computation(fit, predict):
     X, y = data(25, seed=1)
     n, B, seed = len(y), 40, 7
-    r = bootstrap_error_estimates(X, y, fit=fit, predict=predict, n_bootstraps=B, seed=seed)
+    r = bootstrap_error_estimates(X, y, fit=fit, predict=predict, n_resamples=B, seed=seed)
 
     # direct, loop by loop
     full = predict(fit(X, y), X)
@@ -99,7 +99,7 @@ def test_agrees_with_direct_computation(fit, predict):
 
 def test_one_nearest_neighbour_resubstitution_is_zero_and_632plus_larger():
     X, y = data(40, seed=2, noise=2.0)
-    r = bootstrap_error_estimates(X, y, fit=knn1_fit, predict=knn1_predict, n_bootstraps=50, seed=0)
+    r = bootstrap_error_estimates(X, y, fit=knn1_fit, predict=knn1_predict, n_resamples=50, seed=0)
     assert r.resubstitution.estimate == 0.0
     assert r.point632.estimate == pytest.approx(0.632 * r.oob.estimate)
     assert r.point632.estimate <= r.point632_plus.estimate <= max(r.oob.estimate, r.no_information)
@@ -133,10 +133,10 @@ def test_regression_loss_and_seeding():
     fit = lambda X, y: np.linalg.lstsq(X, y, rcond=None)[0]  # noqa: E731
     predict = lambda b, X: X @ b  # noqa: E731
     a = bootstrap_error_estimates(
-        X, y, fit=fit, predict=predict, loss="squared_error", n_bootstraps=30, seed=3
+        X, y, fit=fit, predict=predict, loss="squared_error", n_resamples=30, seed=3
     )
     b = bootstrap_error_estimates(
-        X, y, fit=fit, predict=predict, loss="squared_error", n_bootstraps=30, seed=3
+        X, y, fit=fit, predict=predict, loss="squared_error", n_resamples=30, seed=3
     )
     assert a.oob.estimate == b.oob.estimate and a.oob.low == b.oob.low
     assert a.resubstitution.estimate < a.point632.estimate < a.oob.estimate
@@ -146,7 +146,7 @@ def test_regression_loss_and_seeding():
 @pytest.mark.parametrize(
     ("kwargs", "parameter"),
     [
-        ({"n_bootstraps": 1}, "n_bootstraps"),
+        ({"n_resamples": 1}, "n_resamples"),
         ({"loss": "accuracy"}, "loss"),
         ({"loss": lambda t, p: 0.5}, "loss"),
         ({"confidence_level": 0}, "confidence_level"),
@@ -237,7 +237,7 @@ def test_extrapolation_uses_same_models_as_bootstrap_errors():
     X, y = data(40, seed=6)
     kw = {"fit": centroid_fit, "predict": centroid_predict, "seed": 9}
     r = oob_ensemble_extrapolation(X, y, n_estimators=10, sizes=(1, 10), **kw)
-    s = bootstrap_error_estimates(X, y, n_bootstraps=10, **kw)
+    s = bootstrap_error_estimates(X, y, n_resamples=10, **kw)
     # with one model the OOB vote is that model's prediction on its OOB rows
     assert r.accuracies[0] == pytest.approx(1 - s.replicate_oob_errors[0])
 
@@ -251,7 +251,7 @@ def test_agrees_with_mlxtend_in_distribution():
     X, y = data(80, seed=8, noise=0.8)
     est = tree.DecisionTreeClassifier(max_depth=2, random_state=0)
     B = 200
-    ours = bootstrap_error_estimates(X, y, est, n_bootstraps=B, seed=0)
+    ours = bootstrap_error_estimates(X, y, est, n_resamples=B, seed=0)
     theirs_oob = 1 - mlx.bootstrap_point632_score(
         est, X, y, n_splits=B, method="oob", random_seed=1
     )

@@ -108,3 +108,60 @@ def test_warnings_point_at_the_callers_line():
         warnings.simplefilter("always")
         booteval.ci(np.ones(20), n_resamples=100, seed=0)
     assert caught and all(w.filename == __file__ for w in caught)
+
+
+def test_seed_takes_a_seed_sequence_or_a_generator_and_records_an_integer():
+    x = np.random.default_rng(0).random(50)
+    run = booteval.ci(x, seed=42, n_resamples=300)
+    assert booteval.ci(x, seed=np.random.SeedSequence(42), n_resamples=300) == run
+    a, b = np.random.SeedSequence(42).spawn(2)  # siblings must not share a stream
+    ra, rb = (booteval.ci(x, seed=s, n_resamples=300) for s in (a, b))
+    assert ra != rb and ra.seed != rb.seed
+    assert booteval.ci(x, seed=ra.seed, n_resamples=300) == ra
+    g = np.random.default_rng(5)
+    rg = booteval.ci(x, seed=g, n_resamples=300)
+    assert isinstance(rg.seed, int) and booteval.ci(x, seed=rg.seed, n_resamples=300) == rg
+    assert booteval.ci(x, seed=np.random.default_rng(5), n_resamples=300) == rg
+    entropy_list = np.random.SeedSequence([1, 2, 3])
+    assert isinstance(booteval.ci(x, seed=entropy_list, n_resamples=300).seed, int)
+
+
+def test_every_public_function_taking_a_seed_takes_a_generator():
+    for name, fn in PUBLIC.items():
+        if "seed" in inspect.signature(fn).parameters:
+            assert "seed" in fn.__booteval_parameters__, name
+            assert normalise("seed", np.random.default_rng(0)) == normalise(
+                "seed", np.random.default_rng(0)
+            )
+
+
+def test_old_keyword_names_still_work_for_one_release_with_a_future_warning():
+    X = np.random.default_rng(0).random((40, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+
+    def fit(X, y):
+        return float(np.median(X[:, 0]))
+
+    def predict(m, X):
+        return (X[:, 0] > m).astype(int)
+
+    new = booteval.bootstrap_error_estimates(X, y, fit=fit, predict=predict, n_resamples=20, seed=1)
+    with pytest.warns(FutureWarning, match="`n_bootstraps` is renamed `n_resamples`"):
+        old = booteval.bootstrap_error_estimates(
+            X, y, fit=fit, predict=predict, n_bootstraps=20, seed=1
+        )
+    assert old.oob.estimate == new.oob.estimate
+    kw = dict(predict=predict, n_resamples=10, seed=2)
+    base = booteval.bootstrap_training(fit, X[:20], y[:20], X[20:], y[20:], workers=1, **kw)
+    with pytest.warns(FutureWarning, match="`n_jobs` is renamed `workers`"):
+        again = booteval.bootstrap_training(fit, X[:20], y[:20], X[20:], y[20:], n_jobs=-1, **kw)
+    assert np.array_equal(again.distribution, base.distribution)
+    with pytest.raises(booteval.InvalidInputError, match="`n_jobs`"):
+        booteval.bootstrap_training(fit, X[:20], y[:20], X[20:], y[20:], n_jobs=1, workers=1, **kw)
+
+
+def test_one_spelling_per_concept_across_the_public_api():
+    """Names that meant the same thing under several spellings now have one."""
+    retired = {"n_jobs", "n_bootstraps", "test_strata", "test_clusters"}
+    for name, fn in PUBLIC.items():
+        assert not retired & set(inspect.signature(fn).parameters), name

@@ -111,7 +111,7 @@ EXAMPLES = {
         _ols, XC[:30], YC[:30], XC[30:], YC[30:], predict=_classify, n_resamples=20, seed=1
     ),
     "bootstrap_error_estimates": lambda: booteval.bootstrap_error_estimates(
-        XC, YC, fit=_ols, predict=_classify, n_bootstraps=20, seed=1
+        XC, YC, fit=_ols, predict=_classify, n_resamples=20, seed=1
     ),
     "nested_cv_interval": lambda: booteval.nested_cv_interval(
         XC, YC, fit=_ols, predict=_classify, n_folds=5, n_repeats=5, seed=1

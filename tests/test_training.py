@@ -22,21 +22,21 @@ def _data(seed=0, n=240):
 
 def _model_seed(seed, r):
     """The documented per-replicate model seed."""
-    return int(np.random.SeedSequence(seed, spawn_key=(4, r)).generate_state(1)[0] >> 1)
+    return int(np.random.SeedSequence(seed, spawn_key=(11, 2, r)).generate_state(1)[0] >> 1)
 
 
 def test_same_seed_same_result_for_one_or_two_jobs():
     Xtr, ytr, Xte, yte = _data()
     est = DecisionTreeClassifier(max_depth=3, max_features=2)
-    one = bootstrap_training(est, Xtr, ytr, Xte, yte, n_resamples=12, seed=5, n_jobs=1)
-    two = bootstrap_training(est, Xtr, ytr, Xte, yte, n_resamples=12, seed=5, n_jobs=2)
+    one = bootstrap_training(est, Xtr, ytr, Xte, yte, n_resamples=12, seed=5, workers=1)
+    two = bootstrap_training(est, Xtr, ytr, Xte, yte, n_resamples=12, seed=5, workers=2)
     thr = bootstrap_training(
-        est, Xtr, ytr, Xte, yte, n_resamples=12, seed=5, n_jobs=2, backend="threading"
+        est, Xtr, ytr, Xte, yte, n_resamples=12, seed=5, workers=2, backend="threading"
     )
     np.testing.assert_array_equal(one.replicate_values, two.replicate_values)
     np.testing.assert_array_equal(one.replicate_values, thr.replicate_values)
     assert (one.low, one.high, one.estimate) == (two.low, two.high, two.estimate)
-    other = bootstrap_training(est, Xtr, ytr, Xte, yte, n_resamples=12, seed=6, n_jobs=1)
+    other = bootstrap_training(est, Xtr, ytr, Xte, yte, n_resamples=12, seed=6, workers=1)
     assert not np.array_equal(one.replicate_values, other.replicate_values)
     # refits differ (training rows and seed vary), and the full fit is the estimate
     assert np.unique(one.replicate_values).size > 1
@@ -60,7 +60,7 @@ def test_callable_fit_predict_with_test_resampling_and_progress():
     calls = []
     r = bootstrap_training(
         fit, Xtr, ytr, Xte, yte, predict=predict, n_resamples=10, test_resamples=50,
-        seed=3, n_jobs=1, progress=lambda done, total: calls.append((done, total)),
+        seed=3, workers=1, progress=lambda done, total: calls.append((done, total)),
     )  # fmt: skip
     assert calls[-1] == (11, 11) and len(calls) == 11  # 10 refits + the full fit
     assert seen_seeds[:3] == [_model_seed(3, r_) for r_ in range(3)]
@@ -68,7 +68,7 @@ def test_callable_fit_predict_with_test_resampling_and_progress():
     assert r.test_variance > 0 and r.training_variance >= 0
     # pooling the test resamples widens the interval
     fixed = bootstrap_training(fit, Xtr, ytr, Xte, yte, predict=predict, n_resamples=10, seed=3,
-                               n_jobs=1)  # fmt: skip
+                               workers=1)  # fmt: skip
     assert r.high - r.low > fixed.high - fixed.low
     np.testing.assert_array_equal(r.replicate_values, fixed.replicate_values)
     assert "test resamples" in r.describe()
@@ -78,7 +78,7 @@ def test_probability_metric_uses_predict_proba():
     Xtr, ytr, Xte, yte = _data(2)
     r = bootstrap_training(
         LogisticRegression(), Xtr, ytr, Xte, yte, metric="roc_auc", n_resamples=8, seed=0,
-        n_jobs=1,
+        workers=1,
     )  # fmt: skip
     from sklearn.metrics import roc_auc_score
 
@@ -98,9 +98,9 @@ def test_failing_replicates_are_reported_and_the_others_kept():
 
     kw = dict(predict=lambda m, X: m.predict(X), n_resamples=20, seed=11, fit_full=False)
     with pytest.warns(BootevalWarning, match="refits failed"):
-        r1 = bootstrap_training(fit, Xtr, ytr, Xte, yte, n_jobs=1, **kw)
+        r1 = bootstrap_training(fit, Xtr, ytr, Xte, yte, workers=1, **kw)
     with pytest.warns(BootevalWarning):
-        r2 = bootstrap_training(fit, Xtr, ytr, Xte, yte, n_jobs=2, **kw)
+        r2 = bootstrap_training(fit, Xtr, ytr, Xte, yte, workers=2, **kw)
     assert {i for i, _ in r1.failures} == bad == {i for i, _ in r2.failures}
     assert r1.n_failed == len(bad) and all("RuntimeError: diverged" in m for _, m in r1.failures)
     values = r1.replicate_values
@@ -119,17 +119,17 @@ def test_all_failing_raises_a_clear_error():
 
     with pytest.raises(BootevalError, match=r"all 5 refits failed.*replicate 0.*no convergence"):
         bootstrap_training(fit, Xtr, ytr, Xte, yte, predict=lambda m, X: X, n_resamples=5,
-                           seed=0, n_jobs=1, fit_full=False)  # fmt: skip
+                           seed=0, workers=1, fit_full=False)  # fmt: skip
     with pytest.raises(BootevalError, match="full training set"):
         bootstrap_training(fit, Xtr, ytr, Xte, yte, predict=lambda m, X: X, n_resamples=5,
-                           seed=0, n_jobs=1)  # fmt: skip
+                           seed=0, workers=1)  # fmt: skip
 
 
 def test_training_design_and_input_errors():
     Xtr, ytr, Xte, yte = _data(5)
     cl = np.repeat(np.arange(40), 4)
     r = bootstrap_training(LogisticRegression(), Xtr, ytr, Xte, yte, n_resamples=6, seed=0,
-                           clusters=cl, strata=None, n_jobs=1)  # fmt: skip
+                           clusters=cl, strata=None, workers=1)  # fmt: skip
     assert r.n_train == 160 and np.isfinite(r.replicate_values).all()
     with pytest.raises(InvalidInputError) as e:
         bootstrap_training(lambda X, y: None, Xtr, ytr, Xte, yte, n_resamples=5)
@@ -152,5 +152,5 @@ def test_training_design_and_input_errors():
 def test_stderr_progress(capsys):
     Xtr, ytr, Xte, yte = _data(6)
     bootstrap_training(LogisticRegression(), Xtr, ytr, Xte, yte, n_resamples=3, seed=0,
-                       n_jobs=1, progress=True)  # fmt: skip
+                       workers=1, progress=True)  # fmt: skip
     assert "booteval: 4/4 refits" in capsys.readouterr().err

@@ -20,6 +20,7 @@ from ._errors import (
     UndefinedReplicateWarning,
     warn,
 )
+from ._streams import generator
 from ._validation import (
     check_confidence_level,
     check_n_resamples,
@@ -155,7 +156,7 @@ def default_batch(design: Design, n_resamples: int) -> int:
 
 
 def _inner_rng(seed: int, b: int) -> np.random.Generator:
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(1, b))))
+    return generator("nested", seed, b)
 
 
 def compiled_runner(

@@ -9,8 +9,8 @@ Random streams
 --------------
 Every replicate ``b`` has its own generator, a xoshiro256++ whose state is
 seeded by SplitMix64 from ``(key, b)``, where ``key`` comes from
-``SeedSequence(seed, spawn_key=(2,))``. Its 64-bit outputs are used as 32-bit
-words (high half, then low half), and bounded integers use Lemire's
+``SeedSequence(seed, spawn_key=(12,))`` (the ``kernels`` stream). Its 64-bit outputs are
+used as 32-bit words (high half, then low half), and bounded integers use Lemire's
 multiply-and-reject method on those words, so every row is drawn with exactly
 equal probability. A replicate is therefore the same whichever thread computes it
 and whatever batch it is computed in, and a run of ``B`` replicates is a
@@ -42,6 +42,8 @@ from collections.abc import Callable
 import numba
 import numpy as np
 from numba import njit, prange
+
+from ._streams import seed_sequence
 
 __all__ = ["drawn_indices", "plan", "stream_key", "threads"]
 
@@ -278,7 +280,7 @@ def _auc_rows_kernel(code, k0, k1, start, n_chunks, out):  # pragma: no cover - 
 
 def stream_key(seed: int) -> tuple[np.uint64, np.uint64]:
     """The 128-bit key of the compiled engine's streams for ``seed``."""
-    k = np.random.SeedSequence(seed, spawn_key=(2,)).generate_state(2, dtype=np.uint64)
+    k = seed_sequence("kernels", seed).generate_state(2, dtype=np.uint64)
     return np.uint64(k[0]), np.uint64(k[1])
 
 

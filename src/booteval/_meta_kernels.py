@@ -31,6 +31,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from ._streams import generator
 from .design import make_design
 from .metrics import get_metric
 from .metrics._correlation import _pearson_from_sums
@@ -84,12 +85,6 @@ def counts_from_draws(draws: np.ndarray, m: int) -> np.ndarray:
     return np.bincount(flat, minlength=b * m).reshape(b, m).astype(np.float64)
 
 
-def _generator(seed: int, stream: int, block: int) -> np.random.Generator:
-    return np.random.Generator(
-        np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(stream, block)))
-    )
-
-
 def bootstrap_block(seed: int, block: int, n_systems: int, n_inputs: int) -> tuple[np.ndarray, ...]:
     """System and input counts of one block of bootstrap replicates.
 
@@ -97,7 +92,7 @@ def bootstrap_block(seed: int, block: int, n_systems: int, n_inputs: int) -> tup
     Boot-Systems and Boot-Both, and the same inputs under Boot-Inputs and Boot-Both.
     """
     size = block_size(n_systems, n_inputs)
-    rng = _generator(seed, 2, block)
+    rng = generator("meta.bootstrap", seed, block)
     sys_draws = rng.integers(0, n_systems, size=(size, n_systems))
     inp_draws = rng.integers(0, n_inputs, size=(size, n_inputs))
     return counts_from_draws(sys_draws, n_systems), counts_from_draws(inp_draws, n_inputs)
@@ -108,7 +103,7 @@ def permutation_block(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Swap indicators (0/1) per system and per input for one block of permutations."""
     size = block_size(n_systems, n_inputs)
-    rng = _generator(seed, 3, block)
+    rng = generator("meta.permutation", seed, block)
     s = rng.integers(0, 2, size=(size, n_systems)).astype(np.float64)
     t = rng.integers(0, 2, size=(size, n_inputs)).astype(np.float64)
     return s, t

@@ -11,6 +11,7 @@ from . import _meta_core as M
 from ._errors import InvalidInputError, collect_warnings
 from ._meta_results import CoverageRow, CoverageTable
 from ._params import validated
+from ._streams import seed_sequence
 from ._validation import check_n_resamples, check_positive_int, check_seed
 from .analytic import fisher_z_interval
 from .intervals import compute_interval
@@ -212,7 +213,7 @@ def simulate_correlation_coverage(
     with collect_warnings():
         for trial in range(n_trials):
             rng = np.random.Generator(
-                np.random.PCG64(np.random.SeedSequence(seed_int, spawn_key=(4, trial)))
+                np.random.PCG64(seed_sequence("meta.simulation", seed_int, 0, trial))
             )
             if population is not None:
                 rows = np.sort(rng.choice(xp.shape[0], n_sys, replace=False))
@@ -244,7 +245,7 @@ def simulate_correlation_coverage(
                     lows["fisher", "fisher"][trial] = iv.low
                     highs["fisher", "fisher"][trial] = iv.high
             trial_seed = int(
-                np.random.SeedSequence(seed_int, spawn_key=(5, trial)).generate_state(1)[0]
+                seed_sequence("meta.simulation", seed_int, 1, trial).generate_state(1)[0]
             )
             for d in designs:
                 reps = M.bootstrap([prob.stat], d, prob.n_systems, prob.n_inputs, trial_seed, b)[0]

@@ -18,11 +18,10 @@ from __future__ import annotations
 import functools
 import inspect
 import numbers
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
-
-import numpy as np
 
 from ._errors import InvalidInputError
 from ._format import check_digits, check_scale
@@ -31,9 +30,10 @@ from ._validation import (
     check_confidence_level,
     check_positive_int,
     describe_value,
+    seed_to_int,
 )
 
-__all__ = ["PARAMETERS", "Parameter", "normalise", "validated"]
+__all__ = ["PARAMETERS", "Parameter", "normalise", "renamed", "validated"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -57,11 +57,14 @@ def _n_resamples(value: object) -> int:
 
 
 def _seed(value: object) -> object:
-    if value is None or isinstance(value, np.random.SeedSequence):
+    value = seed_to_int(value)
+    if value is None:
         return value
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
         raise InvalidInputError(
-            "seed", "None or a non-negative integer", describe_value(value),
+            "seed",
+            "None, a non-negative integer, a numpy SeedSequence or a numpy Generator",
+            describe_value(value),
             "booteval never uses a global random state; pass an integer to reproduce a run.",
         )  # fmt: skip
     return int(value)
@@ -103,7 +106,9 @@ PARAMETERS: dict[str, Parameter] = {
         "a number strictly between 0 and 1 (e.g. 0.95)", check_confidence_level
     ),
     "n_resamples": Parameter(f"an integer from 1 to {MAX_RESAMPLES:,}", _n_resamples),
-    "seed": Parameter("None, a non-negative integer or a numpy SeedSequence", _seed),
+    "seed": Parameter(
+        "None, a non-negative integer, a numpy SeedSequence or a numpy Generator", _seed
+    ),
     "batch": Parameter("None or an integer >= 1", _optional_count("batch")),
     "workers": Parameter("None or an integer >= 1", _optional_count("workers")),
     "digits": Parameter("an integer from 0 to 20", check_digits),
@@ -158,3 +163,53 @@ def validated(fn: F | None = None, *, own: tuple[str, ...] = ()) -> Any:
 
     wrapper.__booteval_parameters__ = declared  # type: ignore[attr-defined]
     return wrapper  # type: ignore[return-value]
+
+
+def renamed(**aliases: str | tuple[str, Callable[[Any], Any]]) -> Callable[[F], F]:
+    """Accept old keyword names for one release, with a ``FutureWarning``.
+
+    ``aliases`` maps an old name to its new name, or to ``(new name, convert)`` where the
+    old value needs converting (``n_jobs=-1``, joblib's "all cores", becomes a count of
+    workers). Passing both names is an error naming the old one. Put it outside
+    :func:`validated`, so the new name's check applies to the value.
+
+    Examples
+    --------
+    >>> @renamed(n_jobs="workers")
+    ... def run(*, workers=None):
+    ...     return workers
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     value = run(n_jobs=2)
+    >>> value, caught[0].category.__name__, str(caught[0].message)[:34]
+    (2, 'FutureWarning', '`n_jobs` is renamed `workers` (the')
+    """
+
+    def decorate(fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            for old, target in aliases.items():
+                if old not in kwargs:
+                    continue
+                new, convert = target if isinstance(target, tuple) else (target, None)
+                if new in kwargs:
+                    raise InvalidInputError(
+                        old, f"`{new}` alone (`{old}` is its old name)", "both names"
+                    )
+                value = kwargs.pop(old)
+                kwargs[new] = convert(value) if convert is not None else value
+                warnings.warn(
+                    f"`{old}` is renamed `{new}` (the same in every booteval function); the "
+                    "old name will be removed in the next release",
+                    FutureWarning,
+                    stacklevel=2,
+                )
+            return fn(*args, **kwargs)
+
+        wrapper.__booteval_renamed__ = {  # type: ignore[attr-defined]
+            old: (t[0] if isinstance(t, tuple) else t) for old, t in aliases.items()
+        }
+        return wrapper  # type: ignore[return-value]
+
+    return decorate

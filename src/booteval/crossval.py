@@ -68,6 +68,7 @@ from ._errors import DegenerateIntervalWarning, InvalidInputError, warn
 from ._format import format_triplet
 from ._lazy import stats
 from ._params import validated
+from ._streams import generator
 from ._validation import (
     as_float_array,
     check_confidence_level,
@@ -432,10 +433,6 @@ def _check_xy(x: object, y: object) -> tuple[np.ndarray, np.ndarray]:
     return xa, ya
 
 
-def _rng(seed: int, *key: int) -> np.random.Generator:
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(5, *key))))
-
-
 # --------------------------------------------------------------------------- nested CV
 
 
@@ -534,7 +531,7 @@ def nested_cv_interval(
     n_fits = 0
     for r in range(reps):
         fold_id = np.empty(n, dtype=np.intp)
-        fold_id[_rng(seed_int, 1, r).permutation(n)] = np.arange(n) % k
+        fold_id[generator("crossval.folds", seed_int, r).permutation(n)] = np.arange(n) % k
         folds = [np.flatnonzero(fold_id == f) for f in range(k)]
         # inner models: trained without folds f1 and f2, scored on both
         pair_loss: dict[tuple[int, int], np.ndarray] = {}

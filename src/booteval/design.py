@@ -25,6 +25,7 @@ import numpy as np
 
 from ._codes import dense_codes
 from ._errors import InvalidInputError
+from ._streams import generator
 from ._validation import as_group_labels, check_positive_int
 
 __all__ = ["Design", "make_design"]
@@ -164,7 +165,7 @@ class Design:
     def _block(self, seed: int, j: int) -> np.ndarray:
         """Unit counts of replicates ``j*block .. (j+1)*block - 1`` (as float64)."""
         size = self.block_size
-        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(0, j))))
+        rng = generator("design", seed, j)
         counts = np.empty((size, self.n_units), dtype=np.float64)
         whole = len(self._strata_units) == 1
         for units in self._strata_units:

@@ -45,7 +45,7 @@ is on a column of ones, so every quantity has a closed form. With residuals
 Reproducibility of the wild bootstrap
 -------------------------------------
 Multipliers are drawn in chunks whose size depends only on ``G``; chunk ``j`` comes
-from ``np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(8, j)))``. The
+from the ``few_clusters.wild`` stream of :mod:`booteval._streams` (spawn key ``(8, j)``). The
 replicates are processed in blocks of a bounded number of cells, but replicate ``b``
 is the same whatever the block size, and a run of ``B`` replicates is a prefix of a
 longer run with the same seed.
@@ -84,6 +84,7 @@ from ._codes import dense_codes
 from ._engine import check_choice
 from ._errors import BootevalWarning, DegenerateIntervalWarning, InvalidInputError, warn
 from ._params import validated
+from ._streams import generator
 from ._validation import as_float_array, as_group_labels, check_n_resamples, check_seed
 from .analytic import AnalyticInterval
 from .wild import MULTIPLIERS, draw_multipliers
@@ -106,8 +107,6 @@ WILD_CLUSTER_WEIGHTS: tuple[str, ...] = ("webb", *MULTIPLIERS)
 _FEW_CLUSTERS = 30
 # with this many clusters or fewer, Rademacher weights give a coarse bootstrap distribution
 _RADEMACHER_COARSE = 11
-# first element of the spawn key of the wild cluster bootstrap's random streams
-_STREAM = 8
 # replicates x clusters per random chunk (fixes the streams: part of reproducibility)
 _CHUNK_REPLICATES = 1024
 _CHUNK_CELLS = 1 << 20
@@ -397,7 +396,7 @@ class _MultiplierStream:
 
     def _chunk(self, j: int) -> np.ndarray:
         if self._cached is None or self._cached[0] != j:
-            rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(_STREAM, j)))
+            rng = generator("few_clusters.wild", self.seed, j)
             self._cached = (j, _draw(self.weights, (self.rows, self.n_clusters), rng))
         return self._cached[1]
 

@@ -67,7 +67,8 @@ import numpy as np
 from ._errors import InvalidInputError
 from ._format import format_triplet
 from ._lazy import stats
-from ._params import validated
+from ._params import renamed, validated
+from ._streams import generator
 from ._validation import (
     _to_numpy,
     as_float_array,
@@ -77,7 +78,7 @@ from ._validation import (
     check_seed,
     describe_value,
 )
-from .crossval import _check_xy, _resolve_learner, _resolve_loss, _rng
+from .crossval import _check_xy, _resolve_learner, _resolve_loss
 from .results import Result, protocol_defaults
 
 __all__ = [
@@ -395,7 +396,7 @@ def _bootstrap_fits(
     counts = np.empty((b, n), dtype=np.int64)
     preds = []
     for j in range(b):
-        idx = _rng(seed, 2, j).integers(0, n, size=n)
+        idx = generator("oob.bootstrap", seed, j).integers(0, n, size=n)
         counts[j] = np.bincount(idx, minlength=n)
         model = fit_fn(xa[idx], ya[idx])
         p = np.asarray(predict_fn(model, xa))
@@ -412,6 +413,7 @@ def _normal(est: float, se: float, level: float, lo: float, hi: float) -> tuple[
     return max(est - z * se, lo), min(est + z * se, hi)
 
 
+@renamed(n_bootstraps="n_resamples")
 @validated
 def bootstrap_error_estimates(
     X: Any,
@@ -421,7 +423,7 @@ def bootstrap_error_estimates(
     fit: Callable[[np.ndarray, np.ndarray], Any] | None = None,
     predict: Callable[[Any, np.ndarray], Any] | None = None,
     loss: str | Callable[[np.ndarray, np.ndarray], np.ndarray] = "zero_one",
-    n_bootstraps: int = 200,
+    n_resamples: int = 200,
     confidence_level: float = 0.95,
     seed: int | None = None,
 ) -> BootstrapErrorEstimates:
@@ -441,7 +443,7 @@ def bootstrap_error_estimates(
     loss : {"zero_one", "squared_error", "absolute_error"} or callable
         A per-row loss (a callable ``loss(y_true, y_pred)`` returns one value per row). Default
         0-1 loss (misclassification error = 1 - accuracy).
-    n_bootstraps : int
+    n_resamples : int
         ``B >= 2`` bootstrap fits; 50-200 suffice for the estimates (Efron and Tibshirani), more
         for a stable delta-method SE. Rows that are in every bootstrap sample are left out of
         ``Err(1)`` and counted.
@@ -462,7 +464,7 @@ def bootstrap_error_estimates(
     ...     return np.array([X[y == k].mean(axis=0) for k in (0, 1)])
     >>> def predict(c, X):
     ...     return ((X[:, None, :] - c) ** 2).sum(-1).argmin(1)
-    >>> r = bootstrap_error_estimates(X, y, fit=fit, predict=predict, n_bootstraps=50, seed=0)
+    >>> r = bootstrap_error_estimates(X, y, fit=fit, predict=predict, n_resamples=50, seed=0)
     >>> r.resubstitution.estimate <= r.point632.estimate <= r.oob.estimate
     True
     >>> r.oob.low < r.oob.estimate < r.oob.high
@@ -471,7 +473,7 @@ def bootstrap_error_estimates(
     xa, ya = _check_xy(X, y)
     fit_fn, predict_fn = _resolve_learner(estimator, fit, predict)
     loss_name, loss_fn = _resolve_loss(loss)
-    b = check_positive_int(n_bootstraps, "n_bootstraps", minimum=2)
+    b = check_positive_int(n_resamples, "n_resamples", minimum=2)
     level = check_confidence_level(confidence_level)
     seed_int = check_seed(seed)
     n = ya.shape[0]
@@ -491,15 +493,15 @@ def bootstrap_error_estimates(
     notes: list[str] = []
     if not ok.any():
         raise InvalidInputError(
-            "n_bootstraps",
+            "n_resamples",
             "enough bootstrap samples that some row is out of bag",
             str(b),
-            "Increase n_bootstraps.",
+            "Increase n_resamples.",
         )
     if not ok.all():
         notes.append(
             f"{int((~ok).sum())} row(s) were in every bootstrap sample and are left out of "
-            "the OOB error; increase n_bootstraps"
+            "the OOB error; increase n_resamples"
         )
     masked = np.where(out, losses, 0.0)
     row_err = np.full(n, np.nan)

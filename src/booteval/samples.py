@@ -48,6 +48,7 @@ from ._codes import dense_codes
 from ._engine import check_choice
 from ._errors import DegenerateIntervalWarning, InvalidInputError, collect_warnings, warn
 from ._params import validated
+from ._streams import generator
 from ._validation import (
     _to_numpy,
     as_float_array,
@@ -368,9 +369,7 @@ def _inner_replicates(
     m = g.counts.size
     out = np.empty(w.shape[0])
     for row in range(w.shape[0]):
-        rng = np.random.Generator(
-            np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(7, start + row)))
-        )
+        rng = generator("samples", seed, start + row)
         copies = w[row].astype(np.int64)
         item_of_draw = np.repeat(np.arange(m), copies * g.counts)
         k = g.counts[item_of_draw]

@@ -57,6 +57,7 @@ from ._format import format_triplet
 from ._lazy import stats
 from ._paired import StackedEvaluator
 from ._params import validated
+from ._streams import generator
 from ._validation import check_names, describe_value
 from .comparison import ALTERNATIVES, bootstrap_p_value
 from .design import Design, make_design
@@ -385,7 +386,7 @@ def _two_way(reps: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def _run_rng(seed: int, which: int) -> np.random.Generator:
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(2, which))))
+    return generator("seeds", seed, which)
 
 
 def _check_finite(est: np.ndarray, m: Metric, where: str) -> None:

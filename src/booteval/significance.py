@@ -55,6 +55,7 @@ from ._format import format_p_value
 from ._lazy import stats as _stats
 from ._paired import split_systems, validate_system
 from ._params import validated
+from ._streams import generator
 from ._validation import (
     as_float_array,
     as_label_array,
@@ -692,7 +693,7 @@ def _block_size(k: int) -> int:
 
 
 def _random_block(seed: int, j: int, k: int) -> np.ndarray:
-    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(3, j))))
+    rng = generator("permutation", seed, j)
     size = _block_size(k)
     packed = rng.integers(0, 256, size=(size, (k + 7) // 8), dtype=np.uint8)
     return np.unpackbits(packed, axis=1, count=k)
@@ -703,8 +704,9 @@ def _random_swaps(seed: int, k: int, start: int, stop: int) -> np.ndarray:
 
     Each unit is swapped with probability 1/2, independently. Permutation ``r``
     comes from generator block ``r // block`` seeded by
-    ``SeedSequence(seed, spawn_key=(3, block))``, so it is the same whatever range
-    it is fetched in (and ``R`` permutations are a prefix of any longer run).
+    ``SeedSequence(seed, spawn_key=(10, block))`` (the ``permutation`` stream), so it is
+    the same whatever range it is fetched in (and ``R`` permutations are a prefix of any
+    longer run).
 
     Examples
     --------

@@ -65,6 +65,7 @@ import numpy as np
 from ._engine import check_choice, check_run_options, screen_undefined
 from ._errors import CaughtWarning, InvalidInputError, collect_warnings, warn
 from ._params import validated
+from ._streams import seed_sequence
 from ._validation import (
     as_float_array,
     as_label_array,
@@ -471,7 +472,7 @@ def _check_weights(weights: object, n: int) -> np.ndarray:
 
 
 def _derived_seed(seed: int, which: int) -> int:
-    ss = np.random.SeedSequence(seed, spawn_key=(4, which))
+    ss = seed_sequence("threshold", seed, which)
     return int(ss.generate_state(1, np.uint64)[0])
 
 

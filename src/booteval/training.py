@@ -13,10 +13,11 @@ Reproducibility
 ---------------
 Everything random is derived from the one ``seed`` in the calling process and
 indexed by the replicate number: replicate ``r``'s training rows (drawn by the
-training design from ``SeedSequence(seed, spawn_key=(3,))``), its model seed
-(``SeedSequence(seed, spawn_key=(4, r))``) and its test resamples (from
-``SeedSequence(seed, spawn_key=(5,))``, replicates ``r*K .. r*K + K - 1``).
-Results are collected in replicate order, so ``n_jobs`` never changes them.
+training design from ``SeedSequence(seed, spawn_key=(11, 0))``), its model seed
+(``SeedSequence(seed, spawn_key=(11, 2, r))``) and its test resamples (from
+``SeedSequence(seed, spawn_key=(11, 1))``, replicates ``r*K .. r*K + K - 1``): the
+``training`` stream of :mod:`booteval._streams`.
+Results are collected in replicate order, so ``workers`` never changes them.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ import numpy as np
 from ._engine import check_choice
 from ._errors import BootevalError, BootevalWarning, InvalidInputError, collect_warnings, warn
 from ._format import format_triplet
-from ._params import validated
+from ._params import renamed, validated
+from ._streams import seed_sequence
 from ._validation import check_confidence_level, check_positive_int, check_seed
 from .design import make_design
 from .intervals import compute_interval
@@ -311,6 +313,14 @@ def _metric_for(metric: Any, metric_kwargs: Any, n_inputs: int) -> Metric:
 
 
 # --------------------------------------------------------------- public API
+def _joblib_jobs(n_jobs: Any) -> Any:
+    """joblib's ``n_jobs`` as a number of workers (``-1``: all cores, ``-2``: all but one)."""
+    if isinstance(n_jobs, int) and not isinstance(n_jobs, bool) and n_jobs < 0:
+        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+    return n_jobs
+
+
+@renamed(n_jobs=("workers", _joblib_jobs), test_strata="strata_test", test_clusters="clusters_test")
 @validated
 def bootstrap_training(
     estimator: Any,
@@ -330,10 +340,10 @@ def bootstrap_training(
     seed: int | None = None,
     strata: Any = None,
     clusters: Any = None,
-    test_strata: Any = None,
-    test_clusters: Any = None,
+    strata_test: Any = None,
+    clusters_test: Any = None,
     fit_full: bool = True,
-    n_jobs: int | None = None,
+    workers: int | None = None,
     backend: str | None = None,
     progress: Any = None,
 ) -> TrainingBootstrapResult:
@@ -370,7 +380,7 @@ def bootstrap_training(
         Number of refits ``R``.
     test_resamples : int
         ``K``: if positive, each refit is also scored on ``K`` bootstrap
-        resamples of the test set (design ``test_strata`` / ``test_clusters``),
+        resamples of the test set (design ``strata_test`` / ``clusters_test``),
         and the interval pools all ``R x K`` values.
     method : {"percentile", "basic", "normal"}
     confidence_level : float
@@ -380,13 +390,14 @@ def bootstrap_training(
     strata, clusters : array-like, optional
         Design of the *training* resampling (resample within strata / whole
         clusters, as in :func:`booteval.ci`).
-    test_strata, test_clusters : array-like, optional
+    strata_test, clusters_test : array-like, optional
         Design of the test resampling.
     fit_full : bool
         Also fit on the full training set for :attr:`~TrainingBootstrapResult.estimate`.
-    n_jobs : int, optional
+    workers : int, optional
         Parallel refits through joblib (default: all cores; 1: no joblib).
-        Never changes the result.
+        Never changes the result. (``n_jobs``, joblib's name, is accepted for one more
+        release, ``-1`` meaning all cores; so are ``test_strata`` and ``test_clusters``.)
     backend : str, optional
         joblib backend (default ``"loky"``, processes; ``"threading"`` for
         estimators that release the GIL or cannot be pickled).
@@ -413,7 +424,7 @@ def bootstrap_training(
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(200, 3)); y = (X[:, 0] + rng.normal(size=200) > 0).astype(int)
     >>> r = bootstrap_training(LogisticRegression(), X[:120], y[:120], X[120:], y[120:],
-    ...                        n_resamples=20, seed=0, n_jobs=1)
+    ...                        n_resamples=20, seed=0, workers=1)
     >>> r.n_resamples, r.n_failed, r.low <= r.mean <= r.high
     (20, 0, True)
     """
@@ -425,12 +436,7 @@ def bootstrap_training(
     response = check_choice(
         response, "response", ("auto", "predict", "predict_proba", "decision_function")
     )
-    if n_jobs is None:
-        jobs_n = max(1, os.cpu_count() or 1)
-    elif isinstance(n_jobs, int) and not isinstance(n_jobs, bool) and n_jobs < 0:
-        jobs_n = max(1, (os.cpu_count() or 1) + 1 + n_jobs)  # joblib's convention: -1 = all
-    else:
-        jobs_n = check_positive_int(n_jobs, "n_jobs")
+    jobs_n = max(1, os.cpu_count() or 1) if workers is None else workers
     report = _resolve_progress(progress)
 
     if hasattr(estimator, "fit") and hasattr(estimator, "get_params"):
@@ -469,12 +475,11 @@ def bootstrap_training(
     task = _Task(task_est, task_fit, predict, response)
 
     train_design = make_design(n_train, strata=strata, clusters=clusters)
-    test_design = make_design(n_test, strata=test_strata, clusters=test_clusters)
-    train_seed = int(np.random.SeedSequence(seed_int, spawn_key=(3,)).generate_state(1)[0])
-    test_seed = int(np.random.SeedSequence(seed_int, spawn_key=(5,)).generate_state(1)[0])
+    test_design = make_design(n_test, strata=strata_test, clusters=clusters_test)
+    train_seed = int(seed_sequence("training", seed_int, 0).generate_state(1)[0])
+    test_seed = int(seed_sequence("training", seed_int, 1).generate_state(1)[0])
     model_seeds = [
-        int(np.random.SeedSequence(seed_int, spawn_key=(4, r)).generate_state(1)[0] >> 1)
-        for r in range(b)
+        int(seed_sequence("training", seed_int, 2, r).generate_state(1)[0] >> 1) for r in range(b)
     ]
     w_train = train_design.row_weights(train_design.unit_weights(train_seed, 0, b))
     rows = np.arange(n_train)
@@ -483,7 +488,7 @@ def bootstrap_training(
          model_seeds[r])
         for r in range(b)
     ]  # fmt: skip
-    full_seed = int(np.random.SeedSequence(seed_int, spawn_key=(6,)).generate_state(1)[0] >> 1)
+    full_seed = int(seed_sequence("training", seed_int, 3).generate_state(1)[0] >> 1)
     if fit_full:
         jobs.append((-1, task, X_train, y_train, X_test, None, full_seed))
 

@@ -87,6 +87,7 @@ import numpy as np
 from ._engine import check_choice, check_run_options, screen_undefined
 from ._errors import InvalidInputError
 from ._params import validated
+from ._streams import generator
 from ._validation import as_float_array, check_same_length, describe_value
 from .metrics._base import _matmul
 from .results import CIResult, IntervalRecipe, freeze
@@ -183,7 +184,7 @@ def _multipliers(name: str, n: int, seed: int, start: int, stop: int) -> np.ndar
     size = _block_size(n)
     parts = []
     for j in range(start // size, (stop - 1) // size + 1):
-        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(6, j))))
+        rng = generator("wild", seed, j)
         block = draw_multipliers(name, (size, n), rng)
         parts.append(block[max(start - j * size, 0) : min(stop - j * size, size)])
     return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
