@@ -1,0 +1,1747 @@
+#!/usr/bin/env python
+"""The coverage atlas: how often each interval method covers a known truth.
+
+Usage::
+
+    python benchmarks/coverage_atlas.py           # the whole grid (long: see --estimate)
+    python benchmarks/coverage_atlas.py --only accuracy --reps 200 --resamples 499
+    python benchmarks/coverage_atlas.py --workers 2              # cells in 2 processes
+    python benchmarks/coverage_atlas.py --list                   # the selected cells and methods
+    python benchmarks/coverage_atlas.py --estimate 3             # time 3 datasets per cell, project
+    python benchmarks/coverage_atlas.py --render                 # JSONL -> docs/coverage.md + plot
+
+A *cell* is (metric, n, design). For each cell, ``--reps`` data sets are drawn from a
+generator whose truth is known (exactly, by quadrature, or once by a large seeded Monte
+Carlo sample cached in the output file), every interval method that applies is formed
+on each data set, and the share of intervals that contain the truth is recorded: one
+JSON line per (cell, method). Per-cell seeds derive from a fixed root seed and the
+cell's name (SHA-256), so the numbers do not depend on which cells run, in which order
+or in how many processes, and a resumed run skips the finished cells. A cell's lines
+are appended in one write and flushed when the cell completes, so an interrupted run
+loses at most the cells that were running.
+
+Output file (JSON lines)
+------------------------
+* ``{"record": "header", ...}`` (first line): the settings every later run must match
+  (``root_seed``, ``reps``, ``resamples``, ``n_inner``, ``confidence_level``,
+  ``truth_rows``), versions, and ``truths``: ``{key: {"value", "mc_se", "how"}}``.
+* ``{"record": "truths", "truths": {...}}``: truths computed by a later run.
+* ``{"record": "cell", ...}``: one per (cell, method); see :func:`summarize_cell`.
+
+Data generators
+---------------
+Every cell draws rows from one model per metric. Under a cluster design with ``G``
+clusters and ``n`` rows, cluster ``g`` has a size propensity ``s_g ~ N(0, 1)``, size
+``m_g = 1 + Poisson((n/G - 1) w_g)`` with ``w_g = exp(0.8 s_g - 0.32)`` (``E w = 1``, so
+``E m = n/G``; the sizes are unequal, coefficient of variation about 0.9) and an effect
+``u_g = 0.5 s_g + sqrt(0.75) z_g`` (larger clusters are easier): the metric's rows in
+the cluster are drawn given ``u_g``. The number of rows is random with mean ``n``. The
+estimand is the metric of the population of *rows*, in which a cluster counts with its
+size: a random row's effect is ``N(0, 1)`` with probability ``G/n`` and ``N(0.4, 1)``
+otherwise (size-biased sampling of ``s``), so the truth of a cluster cell depends on the
+mean cluster size ``n/G``; it is computed once per metric and mean cluster size from
+``--truth-rows`` (2,000,000) rows drawn independently from that population, with a
+Monte Carlo standard error from 20 batches. iid and stratified cells (the same data,
+resampled within classes) have ``u = 0`` and an exact truth.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import fnmatch
+import hashlib
+import json
+import math
+import multiprocessing
+import os
+import platform
+import sys
+import time
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib import metadata
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy import integrate, stats
+from scipy.special import expit, logit
+
+import booteval
+from booteval.intervals import compute_interval
+
+# ------------------------------------------------------------------------------ settings
+ROOT_SEED = 20_240_611
+CONFIDENCE = 0.95
+#: a coverage within this of the nominal level is marked (bold) on the page
+BAND = 0.015
+SIZES: tuple[int, ...] = (20, 50, 200, 1000, 10_000)
+CLUSTER_COUNTS: tuple[int, ...] = (5, 10, 30, 50, 200)
+DESIGNS: tuple[str, ...] = ("iid", "stratified", *(f"clustered-{g}" for g in CLUSTER_COUNTS))
+BOOT_METHODS: tuple[str, ...] = ("percentile", "basic", "normal", "bca", "studentized")
+METHOD_ORDER: tuple[str, ...] = (
+    *BOOT_METHODS,
+    "studentized-logit",
+    "wilson",
+    "clopper-pearson",
+    "clustered-wilson",
+    "delong",
+    "fisher-z",
+    "cr2",
+    "cr1",
+    "wild-cluster",
+)
+TRUTH_ROWS = 2_000_000
+TRUTH_BATCHES = 20
+#: log-sd of the cluster size propensity, and its correlation with the cluster effect
+SIZE_SD = 0.8
+SIZE_CORR = 0.5
+SCHEMA = 1
+#: header settings a resumed run must share with the file
+SETTINGS = ("root_seed", "reps", "resamples", "n_inner", "confidence_level", "truth_rows")
+_HERE = Path(__file__).resolve().parent
+REPO = _HERE.parent
+DEFAULT_OUT = _HERE / "coverage_atlas.jsonl"
+MAX_REDRAWS = 1000
+
+
+# --------------------------------------------------------------------------------- cells
+@dataclass(frozen=True, order=True)
+class Cell:
+    """One cell of the atlas: a metric, a sample size and a resampling design.
+
+    Attributes
+    ----------
+    metric : str
+        A key of :data:`METRICS`.
+    n : int
+        Rows per data set (under a cluster design, the expected number of rows).
+    design : str
+        ``"iid"``, ``"stratified"`` (resampled within classes) or ``"clustered-G"``.
+    """
+
+    metric: str
+    n: int
+    design: str
+
+    @property
+    def name(self) -> str:
+        """The cell's stable name, e.g. ``"accuracy_p0.9/n=200/clustered-10"``."""
+        return f"{self.metric}/n={self.n}/{self.design}"
+
+    @property
+    def n_clusters(self) -> int | None:
+        """The number of clusters ``G`` of a cluster design, else ``None``."""
+        if self.design.startswith("clustered-"):
+            return int(self.design.split("-", 1)[1])
+        return None
+
+    @property
+    def mean_cluster_size(self) -> float | None:
+        """``n / G`` under a cluster design, else ``None``."""
+        g = self.n_clusters
+        return None if g is None else self.n / g
+
+
+def cell_seed(name: str, root_seed: int = ROOT_SEED) -> int:
+    """The seed of a cell (or of a truth computation): a stable hash of its name.
+
+    Parameters
+    ----------
+    name : str
+        The cell's name (:attr:`Cell.name`), or any other stable label.
+    root_seed : int
+        The atlas's root seed.
+
+    Returns
+    -------
+    int
+        A 63-bit non-negative integer from SHA-256 (never Python's salted ``hash``).
+
+    Examples
+    --------
+    >>> cell_seed("accuracy_p0.9/n=20/iid") == cell_seed("accuracy_p0.9/n=20/iid")
+    True
+    """
+    digest = hashlib.sha256(f"{root_seed}:{name}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+# ------------------------------------------------------------------------ cluster model
+def cluster_layout(
+    rng: np.random.Generator, n: int, n_clusters: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cluster labels and per-row cluster effects of one clustered data set.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    n : int
+        The expected number of rows.
+    n_clusters : int
+        ``G``.
+
+    Returns
+    -------
+    labels, effects : ndarray
+        The cluster of each row and its effect ``u_g`` (standard normal over clusters).
+    """
+    s = rng.standard_normal(n_clusters)
+    z = rng.standard_normal(n_clusters)
+    w = np.exp(SIZE_SD * s - SIZE_SD**2 / 2.0)
+    sizes = 1 + rng.poisson((n / n_clusters - 1.0) * w)
+    u = SIZE_CORR * s + math.sqrt(1.0 - SIZE_CORR**2) * z
+    return np.repeat(np.arange(n_clusters), sizes), np.repeat(u, sizes)
+
+
+def population_effects(rng: np.random.Generator, rows: int, k: float) -> np.ndarray:
+    """Cluster effects of ``rows`` rows drawn independently from the population of rows.
+
+    A row belongs to a cluster with probability proportional to the cluster's size,
+    whose expectation given ``s`` is ``1 + (k - 1) w(s)``; as ``w(s) phi(s)`` is the
+    ``N(0.8, 1)`` density, a random row's ``s`` is ``N(0, 1)`` with probability ``1/k``
+    and ``N(0.8, 1)`` otherwise.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    rows : int
+    k : float
+        The mean cluster size ``n / G``.
+
+    Returns
+    -------
+    ndarray
+    """
+    shifted = rng.random(rows) < (k - 1.0) / k
+    s = rng.standard_normal(rows) + SIZE_SD * shifted
+    z = rng.standard_normal(rows)
+    return SIZE_CORR * s + math.sqrt(1.0 - SIZE_CORR**2) * z
+
+
+def row_expectation(g: Callable[[np.ndarray], np.ndarray], k: float, nodes: int = 96) -> Any:
+    """``E g(u)`` over the population of rows, by Gauss-Hermite quadrature.
+
+    A random row's effect is ``N(0, 1)`` with probability ``1/k`` and
+    ``N(0.4, 1)`` otherwise (see :func:`population_effects`).
+
+    Parameters
+    ----------
+    g : callable
+        Vectorized; may return an array of shape ``(nodes, ...)``.
+    k : float
+        The mean cluster size.
+    nodes : int
+
+    Returns
+    -------
+    float or ndarray
+    """
+    x, w = np.polynomial.hermite_e.hermegauss(nodes)
+    w = w / w.sum()
+    shift = SIZE_CORR * SIZE_SD
+
+    def mean(values: np.ndarray) -> Any:
+        return np.tensordot(w, values, axes=(0, 0))
+
+    return mean(g(x)) / k + (k - 1.0) / k * mean(g(x + shift))
+
+
+# ------------------------------------------------------------------------------ metrics
+@dataclass
+class Rows:
+    """One data set.
+
+    Attributes
+    ----------
+    arrays : tuple of array-like
+        The positional inputs of ``booteval.ci`` (or ``booteval.compare``).
+    strata : ndarray or None
+        The class of each row (for the stratified design).
+    scores : ndarray or None
+        Per-row values whose mean is the metric (for Wilson, cluster-robust and wild
+        cluster intervals), where the metric is a mean.
+    """
+
+    arrays: tuple[Any, ...]
+    strata: np.ndarray | None = None
+    scores: np.ndarray | None = None
+
+    @property
+    def n(self) -> int:
+        """Number of rows."""
+        return len(self.arrays[0])
+
+    def take(self, sl: slice) -> Rows:
+        """The rows in ``sl``."""
+        return Rows(
+            tuple(a[sl] for a in self.arrays),
+            None if self.strata is None else self.strata[sl],
+            None if self.scores is None else self.scores[sl],
+        )
+
+
+@dataclass
+class MetricSpec:
+    """A metric of the atlas with its data generator and truth.
+
+    Attributes
+    ----------
+    name : str
+        The atlas's name (``"accuracy_p0.9"``).
+    title : str
+        Heading on the page.
+    metric : str
+        The booteval metric.
+    kwargs : dict
+        ``metric_kwargs`` for booteval.
+    has_classes : bool
+        Whether the stratified design applies (strata = the true class).
+    analytic_iid, analytic_clustered : tuple of str
+        The closed-form methods of iid and clustered cells.
+    logit : bool
+        Whether the studentized interval on the logit scale is run (proportions).
+    paired : bool
+        Whether the data are two systems compared with ``booteval.compare``.
+    requires : str or None
+        An optional module the metric needs.
+    describe : str
+        The generator in words (for the page).
+    """
+
+    name: str
+    title: str
+    metric: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    has_classes: bool = False
+    analytic_iid: tuple[str, ...] = ()
+    analytic_clustered: tuple[str, ...] = ()
+    logit: bool = False
+    paired: bool = False
+    requires: str | None = None
+    describe: str = ""
+
+    def rows(self, rng: np.random.Generator, u: np.ndarray) -> Rows:
+        """Draw one row per entry of ``u`` (the rows' cluster effects; 0 when iid)."""
+        raise NotImplementedError
+
+    def iid_truth(self) -> tuple[float, str]:
+        """The truth with no cluster effect, and how it was obtained."""
+        raise NotImplementedError
+
+    def clustered_truth(self, k: float) -> tuple[float, str] | None:
+        """The truth under clusters of mean size ``k`` where it has a closed form."""
+        return None
+
+    def estimate(self, rows: Rows) -> float:
+        """The metric on a data set."""
+        return float(booteval.get_metric(self.metric, **self.kwargs)(*rows.arrays))
+
+    def valid(self, rows: Rows) -> bool:
+        """Whether the metric is defined on ``rows`` (else the data set is redrawn)."""
+        return True
+
+
+def _binary_classes(rng: np.random.Generator, n: int, prevalence: float) -> np.ndarray:
+    return (rng.random(n) < prevalence).astype(np.int64)
+
+
+@dataclass
+class AccuracySpec(MetricSpec):
+    """Accuracy: each row is right with probability ``expit(logit(p) + sigma u)``."""
+
+    p: float = 0.9
+    sigma: float = 1.0
+
+    def rows(self, rng: np.random.Generator, u: np.ndarray) -> Rows:
+        n = u.size
+        y = _binary_classes(rng, n, 0.5)
+        correct = rng.random(n) < expit(logit(self.p) + self.sigma * u)
+        pred = np.where(correct, y, 1 - y)
+        return Rows((y, pred), strata=y, scores=correct.astype(np.float64))
+
+    def iid_truth(self) -> tuple[float, str]:
+        return self.p, "exact"
+
+
+@dataclass
+class F1Spec(MetricSpec):
+    """Binary F1: positives 30 %, sensitivity 0.8 and specificity 0.9 at ``u = 0``."""
+
+    prevalence: float = 0.3
+    sensitivity: float = 0.8
+    specificity: float = 0.9
+    sigma: float = 1.0
+
+    def rows(self, rng: np.random.Generator, u: np.ndarray) -> Rows:
+        n = u.size
+        y = _binary_classes(rng, n, self.prevalence)
+        right = np.where(y == 1, logit(self.sensitivity), logit(self.specificity))
+        correct = rng.random(n) < expit(right + self.sigma * u)
+        pred = np.where(correct, y, 1 - y)
+        return Rows((y, pred), strata=y)
+
+    def iid_truth(self) -> tuple[float, str]:
+        tp = self.prevalence * self.sensitivity
+        fn = self.prevalence - tp
+        fp = (1.0 - self.prevalence) * (1.0 - self.specificity)
+        return 2 * tp / (2 * tp + fp + fn), "exact"
+
+    def valid(self, rows: Rows) -> bool:
+        y, pred = rows.arrays
+        return bool(np.any(y == 1) or np.any(pred == 1))
+
+
+@dataclass
+class MacroF1Spec(MetricSpec):
+    """Macro-F1 over 3 classes (50/30/20 %), each right with its own probability."""
+
+    priors: tuple[float, ...] = (0.5, 0.3, 0.2)
+    accuracies: tuple[float, ...] = (0.85, 0.75, 0.65)
+    sigma: float = 1.0
+
+    def rows(self, rng: np.random.Generator, u: np.ndarray) -> Rows:
+        n = u.size
+        c = len(self.priors)
+        y = rng.choice(c, size=n, p=np.asarray(self.priors))
+        right = logit(np.asarray(self.accuracies))[y]
+        correct = rng.random(n) < expit(right + self.sigma * u)
+        wrong = (y + rng.integers(1, c, n)) % c  # one of the other classes, uniformly
+        pred = np.where(correct, y, wrong)
+        return Rows((y, pred), strata=y)
+
+    def iid_truth(self) -> tuple[float, str]:
+        pri, acc = np.asarray(self.priors), np.asarray(self.accuracies)
+        c = pri.size
+        tp = pri * acc
+        fn = pri - tp
+        errors = pri * (1.0 - acc) / (c - 1)  # mass sent to each other class
+        fp = errors.sum() - errors
+        return float(np.mean(2 * tp / (2 * tp + fp + fn))), "exact"
+
+    def valid(self, rows: Rows) -> bool:
+        # the class set is the labels present: a missing class would change the estimand
+        return np.unique(rows.arrays[0]).size == len(self.priors)
+
+
+@dataclass
+class ScoreSpec(MetricSpec):
+    """Scores ``N(0, 1)`` for negatives and ``N(d + sigma u, 1)`` for positives (30 %)."""
+
+    prevalence: float = 0.3
+    separation: float = 1.2
+    sigma: float = 0.5
+
+    def rows(self, rng: np.random.Generator, u: np.ndarray) -> Rows:
+        n = u.size
+        y = _binary_classes(rng, n, self.prevalence)
+        score = y * (self.separation + self.sigma * u) + rng.standard_normal(n)
+        return Rows((y, score), strata=y)
+
+    def iid_truth(self) -> tuple[float, str]:
+        d, pi = self.separation, self.prevalence
+        if self.metric == "roc_auc":
+            return float(stats.norm.cdf(d / math.sqrt(2.0))), "exact"
+
+        # average precision of the population: integral of precision(t) dTPR(t)
+        def integrand(t: float) -> float:
+            s1, s0 = stats.norm.sf(t - d), stats.norm.sf(t)
+            return pi * s1 / (pi * s1 + (1 - pi) * s0) * stats.norm.pdf(t - d)
+
+        value, _ = integrate.quad(integrand, d - 12.0, d + 12.0, epsabs=1e-12, limit=200)
+        return float(value), "quadrature"
+
+    def valid(self, rows: Rows) -> bool:
+        y = rows.arrays[0]
+        return bool(0 < int(y.sum()) < y.size)
+
+
+@dataclass
+class LognormalMeanSpec(MetricSpec):
+    """The mean of ``exp(sigma_u u + sigma_e e)`` (lognormal, skewed)."""
+
+    sigma_u: float = 0.5
+
+    @property
+    def sigma_e(self) -> float:
+        """The within-cluster log-sd (1 when iid)."""
+        return math.sqrt(1.0 - self.sigma_u**2)
+
+    def rows(self, rng: np.random.Generator, u: np.ndarray) -> Rows:
+        if not np.any(u):
+            x = np.exp(rng.standard_normal(u.size))
+        else:
+            x = np.exp(self.sigma_u * u + self.sigma_e * rng.standard_normal(u.size))
+        return Rows((x,), scores=x)
+
+    def iid_truth(self) -> tuple[float, str]:
+        return math.exp(0.5), "exact"
+
+    def clustered_truth(self, k: float) -> tuple[float, str] | None:
+        su, shift = self.sigma_u, SIZE_CORR * SIZE_SD
+        e_u = math.exp(su * su / 2.0) * (1.0 / k + (k - 1.0) / k * math.exp(su * shift))
+        return math.exp(self.sigma_e**2 / 2.0) * e_u, "exact"
+
+    def estimate(self, rows: Rows) -> float:
+        return float(np.mean(rows.arrays[0]))
+
+
+@dataclass
+class CorrelationSpec(MetricSpec):
+    """``(x, y)`` bivariate normal with correlation 0.5; clustered: ``x = a u + e1``,
+    ``y = a u + e2`` with ``corr(e1, e2) = 0.3``."""
+
+    rho: float = 0.5
+    rho_within: float = 0.3
+    sigma: float = 0.7
+
+    def rows(self, rng: np.random.Generator, u: np.ndarray) -> Rows:
+        n = u.size
+        z1, z2 = rng.standard_normal(n), rng.standard_normal(n)
+        if not np.any(u):
+            x, y = z1, self.rho * z1 + math.sqrt(1 - self.rho**2) * z2
+        else:
+            r = self.rho_within
+            x = self.sigma * u + z1
+            y = self.sigma * u + r * z1 + math.sqrt(1 - r * r) * z2
+        return Rows((x, y))
+
+    def iid_truth(self) -> tuple[float, str]:
+        if self.metric == "pearson":
+            return self.rho, "exact"
+        return 2.0 / math.pi * math.asin(self.rho), "exact (Greiner)"
+
+
+@dataclass
+class PairedAccuracySpec(MetricSpec):
+    """Two systems on the same rows: A right with probability ``expit(logit(0.78) + u)``;
+    B fixes 40 % of A's errors and breaks 5 % of A's right answers."""
+
+    p_a: float = 0.78
+    fix: float = 0.40
+    breaks: float = 0.05
+    sigma: float = 1.0
+
+    def rows(self, rng: np.random.Generator, u: np.ndarray) -> Rows:
+        n = u.size
+        y = _binary_classes(rng, n, 0.5)
+        a = rng.random(n) < expit(logit(self.p_a) + self.sigma * u)
+        flip = rng.random(n) < np.where(a, self.breaks, self.fix)
+        b = a ^ flip
+        pred_a, pred_b = np.where(a, y, 1 - y), np.where(b, y, 1 - y)
+        return Rows((y, pred_a, pred_b), strata=y, scores=b.astype(np.float64) - a)
+
+    def iid_truth(self) -> tuple[float, str]:
+        return self.fix * (1 - self.p_a) - self.breaks * self.p_a, "exact"
+
+    def estimate(self, rows: Rows) -> float:
+        y, pa, pb = rows.arrays
+        return float(np.mean(pb == y) - np.mean(pa == y))
+
+
+@dataclass
+class BleuSpec(MetricSpec):
+    """Corpus BLEU: references of 5 + Poisson(15) words from a Zipf vocabulary; each
+    hypothesis word is replaced, with probability ``expit(logit(0.3) + sigma u)``, by a
+    word from a disjoint vocabulary (so a hypothesis n-gram matches exactly when none of
+    its words was replaced, and the brevity penalty is 1)."""
+
+    replace: float = 0.3
+    sigma: float = 0.7
+    vocabulary: int = 2000
+
+    def rows(self, rng: np.random.Generator, u: np.ndarray) -> Rows:
+        n = u.size
+        lengths = 5 + rng.poisson(15, n)
+        total = int(lengths.sum())
+        words = (rng.zipf(1.3, total) - 1) % self.vocabulary
+        q = np.repeat(expit(logit(self.replace) + self.sigma * u), lengths)
+        replaced = rng.random(total) < q
+        noise = rng.integers(0, self.vocabulary, total)
+        ref_tokens = np.char.add("w", words.astype(str))
+        hyp_tokens = np.where(replaced, np.char.add("x", noise.astype(str)), ref_tokens)
+        cuts = np.cumsum(lengths)[:-1]
+        refs = [" ".join(s) for s in np.split(ref_tokens, cuts)]
+        hyps = [" ".join(s) for s in np.split(hyp_tokens, cuts)]
+        return Rows((refs, hyps))
+
+    def _truth(self, expectation: Callable[[int], float]) -> float:
+        # corpus BLEU of the population: matches / totals per order, ratio of expectations
+        return 100.0 * math.exp(sum(math.log(expectation(m)) for m in range(1, 5)) / 4.0)
+
+    def iid_truth(self) -> tuple[float, str]:
+        return self._truth(lambda m: (1.0 - self.replace) ** m), "exact"
+
+    def clustered_truth(self, k: float) -> tuple[float, str] | None:
+        def keep(m: int) -> float:
+            return float(
+                row_expectation(
+                    lambda x: (1.0 - expit(logit(self.replace) + self.sigma * x)) ** m, k
+                )
+            )
+
+        return self._truth(keep), "quadrature"
+
+
+def _specs() -> dict[str, MetricSpec]:
+    bins = ("wilson", "clopper-pearson")
+    clus = ("clustered-wilson", "cr2", "cr1", "wild-cluster")
+    means = ("cr2", "cr1", "wild-cluster")
+    out: list[MetricSpec] = [
+        AccuracySpec(
+            f"accuracy_p{p:g}",
+            f"Accuracy (p = {p:g})",
+            "accuracy",
+            has_classes=True,
+            analytic_iid=bins,
+            analytic_clustered=clus,
+            logit=True,
+            p=p,
+            describe=f"binary classes 50/50; each row right with probability "
+            f"expit(logit({p:g}) + u), u the cluster effect (0 when iid)",
+        )
+        for p in (0.5, 0.9, 0.99)
+    ]
+    out += [
+        F1Spec(
+            "f1",
+            "Binary F1",
+            "f1",
+            has_classes=True,
+            describe="positives 30 %; right with probability expit(logit(0.8) + u) on "
+            "positives and expit(logit(0.9) + u) on negatives",
+        ),
+        MacroF1Spec(
+            "macro_f1",
+            "Macro-F1 (3 classes)",
+            "f1",
+            {"average": "macro"},
+            has_classes=True,
+            describe="classes 50/30/20 %; right with probability expit(logit(a_c) + u), "
+            "a = (0.85, 0.75, 0.65), else one of the other two classes",
+        ),
+        ScoreSpec(
+            "roc_auc",
+            "ROC-AUC",
+            "roc_auc",
+            has_classes=True,
+            analytic_iid=("delong",),
+            describe="positives 30 %; score N(0, 1) for negatives, N(1.2 + 0.5 u, 1) for positives",
+        ),
+        ScoreSpec(
+            "average_precision",
+            "Average precision",
+            "average_precision",
+            has_classes=True,
+            describe="as ROC-AUC",
+        ),
+        LognormalMeanSpec(
+            "lognormal_mean",
+            "Mean of a lognormal score",
+            "mean",
+            analytic_clustered=means,
+            describe="exp(N(0, 1)) when iid; exp(0.5 u + sqrt(0.75) e) under clusters",
+        ),
+        CorrelationSpec(
+            "pearson",
+            "Pearson correlation",
+            "pearson",
+            analytic_iid=("fisher-z",),
+            describe="bivariate normal, rho = 0.5, when iid; x = 0.7 u + e1, "
+            "y = 0.7 u + e2, corr(e1, e2) = 0.3 under clusters",
+        ),
+        CorrelationSpec(
+            "kendall",
+            "Kendall tau-b",
+            "kendall",
+            analytic_iid=("fisher-z",),
+            describe="as Pearson (iid truth 2/pi asin(0.5) = 1/3)",
+        ),
+        PairedAccuracySpec(
+            "paired_accuracy_diff",
+            "Paired difference of accuracies (B - A)",
+            "accuracy",
+            has_classes=True,
+            analytic_clustered=means,
+            paired=True,
+            describe="A right with probability expit(logit(0.78) + u); B fixes 40 % of A's "
+            "errors and breaks 5 % of its right answers (iid truth 0.049)",
+        ),
+        BleuSpec(
+            "bleu",
+            "Corpus BLEU",
+            "bleu",
+            requires="sacrebleu",
+            describe="references of 5 + Poisson(15) Zipf words; each hypothesis word "
+            "replaced with probability expit(logit(0.3) + 0.7 u) by an unseen word",
+        ),
+    ]
+    return {s.name: s for s in out}
+
+
+METRICS: dict[str, MetricSpec] = _specs()
+
+
+def unavailable(spec: MetricSpec) -> str | None:
+    """Why a metric cannot run here (a missing optional module), or ``None``."""
+    if spec.requires and find_spec(spec.requires) is None:
+        return f"{spec.requires} is not importable"
+    return None
+
+
+# --------------------------------------------------------------------------------- grid
+def build_grid(
+    metrics: Iterable[str] | None = None,
+    sizes: Iterable[int] | None = None,
+    designs: Iterable[str] | None = None,
+) -> list[Cell]:
+    """The cells of the atlas, in a fixed order.
+
+    Cluster counts of at least ``n / 2`` are left out; the stratified design only
+    for metrics with classes.
+
+    Parameters
+    ----------
+    metrics, sizes, designs : iterable, optional
+        Restrict to these (default: all).
+
+    Returns
+    -------
+    list of Cell
+    """
+    cells = []
+    for name in metrics if metrics is not None else METRICS:
+        spec = METRICS[name]
+        for n in sizes if sizes is not None else SIZES:
+            for design in designs if designs is not None else DESIGNS:
+                cell = Cell(name, int(n), design)
+                g = cell.n_clusters
+                if design == "stratified" and not spec.has_classes:
+                    continue
+                if g is not None and g >= n / 2:
+                    continue
+                cells.append(cell)
+    return cells
+
+
+def select(cells: Sequence[Cell], patterns: Sequence[str] | None) -> list[Cell]:
+    """The cells whose name matches one of ``patterns``.
+
+    A pattern with a glob character (``*?[``) must match the whole name
+    (:func:`fnmatch.fnmatchcase`); any other pattern is a prefix of the name (a metric,
+    or ``metric/n=200``).
+    """
+    if not patterns:
+        return list(cells)
+
+    def hit(name: str, pat: str) -> bool:
+        if any(ch in pat for ch in "*?["):
+            return fnmatch.fnmatchcase(name, pat)
+        return name.startswith(pat)
+
+    return [c for c in cells if any(hit(c.name, p) for p in patterns)]
+
+
+def methods_for(cell: Cell) -> tuple[str, ...]:
+    """The interval methods run in a cell, in :data:`METHOD_ORDER`."""
+    spec = METRICS[cell.metric]
+    out = list(BOOT_METHODS)
+    if spec.logit:
+        out.append("studentized-logit")
+    if cell.design == "iid":
+        out += spec.analytic_iid
+    elif cell.n_clusters is not None:
+        out += spec.analytic_clustered
+    return tuple(m for m in METHOD_ORDER if m in out)
+
+
+# -------------------------------------------------------------------------------- truth
+def truth_key(cell: Cell) -> str:
+    """Cells sharing a truth share this key (the metric and the mean cluster size)."""
+    k = cell.mean_cluster_size
+    return f"{cell.metric}/iid" if k is None else f"{cell.metric}/clustered/k={k:.6g}"
+
+
+def compute_truth(
+    spec: MetricSpec,
+    k: float | None,
+    *,
+    rows: int = TRUTH_ROWS,
+    seed: int = 0,
+    batches: int = TRUTH_BATCHES,
+) -> dict[str, Any]:
+    """The truth of a metric, exactly or from a large Monte Carlo sample of rows.
+
+    Parameters
+    ----------
+    spec : MetricSpec
+    k : float or None
+        The mean cluster size (``None``: no cluster effect).
+    rows : int
+        Rows of the Monte Carlo sample, drawn independently from the population of rows.
+    seed : int
+    batches : int
+        The Monte Carlo standard error is the standard deviation of the metric on this
+        many equal batches over ``sqrt(batches)``.
+
+    Returns
+    -------
+    dict
+        ``value``, ``mc_se`` (0 for an exact value) and ``how``.
+    """
+    if k is None:
+        value, how = spec.iid_truth()
+        return {"value": float(value), "mc_se": 0.0, "how": how}
+    closed = spec.clustered_truth(k)
+    if closed is not None:
+        return {"value": float(closed[0]), "mc_se": 0.0, "how": closed[1]}
+    rng = np.random.default_rng(seed)
+    data = spec.rows(rng, population_effects(rng, rows, k))
+    value = spec.estimate(data)
+    size = rows // batches
+    parts = [spec.estimate(data.take(slice(i * size, (i + 1) * size))) for i in range(batches)]
+    mc_se = float(np.std(parts, ddof=1) / math.sqrt(batches))
+    return {"value": float(value), "mc_se": mc_se, "how": f"monte-carlo, {rows} rows"}
+
+
+# ---------------------------------------------------------------------------- one cell
+def _interval(r: Any) -> tuple[float, float]:
+    return float(r.low), float(r.high)
+
+
+def dataset_intervals(
+    spec: MetricSpec,
+    cell: Cell,
+    data: Rows,
+    clusters: np.ndarray | None,
+    seed: int,
+    methods: Sequence[str],
+    *,
+    resamples: int,
+    n_inner: int,
+    confidence_level: float = CONFIDENCE,
+) -> tuple[dict[str, tuple[float, float]], dict[str, float]]:
+    """Every interval of a cell on one data set, with the seconds each took.
+
+    One bootstrap run gives percentile, basic, normal and BCa (``with_method``); the
+    studentized intervals run their own. A method that raises gets ``(nan, nan)``.
+    The time of a shared run is counted in full for each method that shares it.
+    """
+    level = confidence_level
+    design: dict[str, Any] = {}
+    if cell.design == "stratified":
+        design["strata"] = data.strata
+    elif clusters is not None:
+        design["clusters"] = clusters
+    run = {"n_resamples": resamples, "seed": seed, "workers": 1, "confidence_level": level}
+    out: dict[str, tuple[float, float]] = {}
+    secs: dict[str, float] = {}
+    wanted = set(methods)
+
+    def attempt(names: Sequence[str], fn: Callable[[], Any], shared: float = 0.0) -> Any:
+        names = [m for m in names if m in wanted]
+        if not names:
+            return None
+        t0 = time.perf_counter()
+        try:
+            got = fn()
+        except Exception:  # an interval that cannot be formed counts as a failure
+            got = None
+        dt = time.perf_counter() - t0 + shared
+        for m in names:
+            out[m] = _interval(got) if got is not None else (math.nan, math.nan)
+            secs[m] = dt
+        return got
+
+    boot_names = [m for m in ("percentile", "basic", "normal", "bca") if m in wanted]
+    if boot_names:
+        t0 = time.perf_counter()
+        try:
+            if spec.paired:
+                base: Any = booteval.compare(
+                    *data.arrays, metric=spec.metric, method="bca", **run, **design
+                )
+            else:
+                base = booteval.ci(
+                    *data.arrays,
+                    metric=spec.metric,
+                    metric_kwargs=spec.kwargs or None,
+                    method="percentile",
+                    **run,
+                    **design,
+                )
+        except Exception:
+            base = None
+        shared = time.perf_counter() - t0
+        for m in boot_names:
+            if base is None:
+                attempt([m], lambda: None, shared)
+            elif spec.paired and m == "bca":
+                attempt([m], lambda b=base: b, shared)
+            elif spec.paired:
+                attempt(
+                    [m],
+                    lambda b=base, m=m: compute_interval(
+                        m, b.difference, b.distribution, level, bounds=(-1.0, 1.0), warn=False
+                    ),
+                    shared,
+                )
+            else:
+                attempt([m], lambda b=base, m=m: b.with_method(m), shared)
+
+    common = {"metric": spec.metric, "method": "studentized", "n_inner": n_inner, **run, **design}
+    if "studentized" in wanted:
+        if spec.paired:
+            attempt(["studentized"], lambda: booteval.compare(*data.arrays, **common))
+        else:
+            kw = {"metric_kwargs": spec.kwargs or None}
+            attempt(["studentized"], lambda: booteval.ci(*data.arrays, **common, **kw))
+    if "studentized-logit" in wanted:
+        attempt(
+            ["studentized-logit"],
+            lambda: booteval.ci(*data.arrays, **common, transform="logit"),
+        )
+    scores = data.scores
+    if "wilson" in wanted or "clopper-pearson" in wanted:
+        assert scores is not None
+        k, n = round(float(scores.sum())), scores.size
+        attempt(["wilson"], lambda: booteval.wilson_interval(k, n, confidence_level=level))
+        attempt(
+            ["clopper-pearson"],
+            lambda: booteval.clopper_pearson_interval(k, n, confidence_level=level),
+        )
+    if "delong" in wanted:
+        attempt(["delong"], lambda: booteval.delong_interval(*data.arrays, confidence_level=level))
+    if "fisher-z" in wanted:
+        attempt(
+            ["fisher-z"],
+            lambda: booteval.fisher_z_interval(
+                spec.estimate(data), data.n, coefficient=spec.metric, confidence_level=level
+            ),
+        )
+    if clusters is not None:
+        attempt(
+            ["clustered-wilson"],
+            lambda: booteval.clustered_wilson_interval(
+                np.rint(scores).astype(np.int64), clusters, confidence_level=level
+            ),
+        )
+        for corr in ("CR2", "CR1"):
+            attempt(
+                [corr.lower()],
+                lambda corr=corr: booteval.cluster_robust_interval(
+                    scores, clusters, correction=corr, confidence_level=level
+                ),
+            )
+        attempt(
+            ["wild-cluster"],
+            lambda: booteval.wild_cluster_ci(
+                scores, clusters, n_resamples=resamples, seed=seed, confidence_level=level
+            ),
+        )
+    return out, secs
+
+
+def draw_dataset(
+    spec: MetricSpec, cell: Cell, rng: np.random.Generator
+) -> tuple[Rows, np.ndarray | None, int]:
+    """One data set of a cell (redrawn while the metric is undefined on it).
+
+    Returns
+    -------
+    rows : Rows
+    clusters : ndarray or None
+        The cluster of each row under a cluster design.
+    redrawn : int
+        How many draws were rejected.
+    """
+    for redrawn in range(MAX_REDRAWS):
+        g = cell.n_clusters
+        if g is None:
+            clusters, u = None, np.zeros(cell.n)
+        else:
+            clusters, u = cluster_layout(rng, cell.n, g)
+        data = spec.rows(rng, u)
+        if spec.valid(data):
+            return data, clusters, redrawn
+    raise RuntimeError(f"{cell.name}: no valid data set in {MAX_REDRAWS} draws")
+
+
+def dataset_seeds(seed: int, j: int) -> tuple[np.random.Generator, int]:
+    """The data generator and the bootstrap seed of data set ``j`` of a cell."""
+    data_rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(j, 0)))
+    state = np.random.SeedSequence(seed, spawn_key=(j, 1)).generate_state(1, np.uint64)
+    return data_rng, int(state[0]) >> 1
+
+
+def run_cell(
+    cell: Cell,
+    truth: dict[str, Any],
+    *,
+    reps: int,
+    resamples: int,
+    n_inner: int = 50,
+    root_seed: int = ROOT_SEED,
+    confidence_level: float = CONFIDENCE,
+) -> list[dict[str, Any]]:
+    """Simulate one cell: ``reps`` data sets, every method on each.
+
+    Parameters
+    ----------
+    cell : Cell
+    truth : dict
+        From :func:`compute_truth`.
+    reps : int
+        Data sets.
+    resamples : int
+        Bootstrap replicates ``B`` per interval (and wild-bootstrap replicates).
+    n_inner : int
+        Inner replicates of a nested studentized interval.
+    root_seed : int
+    confidence_level : float
+
+    Returns
+    -------
+    list of dict
+        One JSON-ready record per method (see :func:`summarize_cell`).
+    """
+    spec = METRICS[cell.metric]
+    methods = methods_for(cell)
+    seed = cell_seed(cell.name, root_seed)
+    lows = {m: np.full(reps, math.nan) for m in methods}
+    highs = {m: np.full(reps, math.nan) for m in methods}
+    secs = dict.fromkeys(methods, 0.0)
+    redrawn = 0
+    total_rows = 0
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for j in range(reps):
+            rng, boot_seed = dataset_seeds(seed, j)
+            data, clusters, r = draw_dataset(spec, cell, rng)
+            redrawn += r
+            total_rows += data.n
+            got, took = dataset_intervals(
+                spec,
+                cell,
+                data,
+                clusters,
+                boot_seed,
+                methods,
+                resamples=resamples,
+                n_inner=n_inner,
+                confidence_level=confidence_level,
+            )
+            for m in methods:
+                lows[m][j], highs[m][j] = got[m]
+                secs[m] += took[m]
+    wall = time.perf_counter() - t0
+    common = {
+        "cell": cell.name,
+        "metric": cell.metric,
+        "n": cell.n,
+        "design": cell.design,
+        "n_clusters": cell.n_clusters,
+        "truth": truth["value"],
+        "truth_mc_se": truth["mc_se"],
+        "n_datasets": reps,
+        "n_redrawn": redrawn,
+        "mean_rows": round(total_rows / reps, 3),
+        "reps": reps,
+        "resamples": resamples,
+        "n_inner": n_inner,
+        "confidence_level": confidence_level,
+        "root_seed": root_seed,
+        "seed": seed,
+        "wall_s_cell": round(wall, 4),
+    }
+    return summarize_cell(common, methods, lows, highs, secs, confidence_level)
+
+
+def _sig(x: float, digits: int = 6) -> float | None:
+    return float(f"{x:.{digits}g}") if math.isfinite(x) else None
+
+
+def summarize_cell(
+    common: dict[str, Any],
+    methods: Sequence[str],
+    lows: dict[str, np.ndarray],
+    highs: dict[str, np.ndarray],
+    secs: dict[str, float],
+    confidence_level: float = CONFIDENCE,
+) -> list[dict[str, Any]]:
+    """The records of a cell, one per method.
+
+    Each record has ``common`` plus ``record = "cell"``, ``method``, ``status``
+    (``"ok"``), ``coverage`` (share of data sets whose interval contains the truth; an
+    interval that could not be formed counts as a miss), ``coverage_se`` (binomial
+    Monte Carlo standard error), ``miss_below`` and ``miss_above`` (shares of intervals
+    lying entirely below / above the truth), ``n_failed``, ``median_width`` (over the
+    formed intervals), ``rel_width`` (``median_width`` over that of the cell's
+    ``reference_method``, the best-calibrated method: among those whose coverage is not
+    more than 2 standard errors ``sqrt(0.95 * 0.05 / n_datasets)`` below nominal, the
+    one closest to nominal, ties to the narrower; if none qualifies, the one with the
+    highest coverage), ``wall_s`` (seconds of the calls this method needed, a shared
+    bootstrap run counted in full) and ``n_methods``.
+    """
+    truth = common["truth"]
+    reps = common["n_datasets"]
+    rows = []
+    for m in methods:
+        lo, hi = lows[m], highs[m]
+        ok = np.isfinite(lo) & np.isfinite(hi)
+        covered = int(np.sum(ok & (lo <= truth) & (truth <= hi)))
+        c = covered / reps
+        width = float(np.median(hi[ok] - lo[ok])) if ok.any() else math.nan
+        rows.append(
+            {
+                **common,
+                "record": "cell",
+                "method": m,
+                "status": "ok",
+                "coverage": round(c, 6),
+                "coverage_se": round(math.sqrt(c * (1 - c) / reps), 6),
+                "miss_below": round(int(np.sum(ok & (hi < truth))) / reps, 6),
+                "miss_above": round(int(np.sum(ok & (lo > truth))) / reps, 6),
+                "n_failed": int(np.sum(~ok)),
+                "median_width": _sig(width),
+                "wall_s": round(secs[m], 4),
+                "n_methods": len(methods),
+            }
+        )
+    ref = reference_method(rows, confidence_level)
+    ref_width = next((r["median_width"] for r in rows if r["method"] == ref), None)
+    for r in rows:
+        w = r["median_width"]
+        r["reference_method"] = ref
+        r["rel_width"] = _sig(w / ref_width, 4) if w is not None and ref_width else None
+    return rows
+
+
+def reference_method(rows: Sequence[dict[str, Any]], nominal: float = CONFIDENCE) -> str | None:
+    """The best-calibrated method of a cell (see :func:`summarize_cell`)."""
+    if not rows:
+        return None
+    se = math.sqrt(nominal * (1 - nominal) / rows[0]["n_datasets"])
+    ok = [r for r in rows if r["coverage"] >= nominal - 2 * se and r["median_width"] is not None]
+
+    def width(r: dict[str, Any]) -> float:
+        return r["median_width"] if r["median_width"] is not None else math.inf
+
+    if ok:
+        best = min(ok, key=lambda r: (round(abs(r["coverage"] - nominal), 9), width(r)))
+    else:
+        best = max(rows, key=lambda r: (r["coverage"], -width(r)))
+    return str(best["method"])
+
+
+# ------------------------------------------------------------------------------ the file
+def versions() -> dict[str, str]:
+    """Versions of Python and the libraries that shape the numbers."""
+    out = {"python": platform.python_version()}
+    for mod in ("numpy", "scipy", "booteval", "sacrebleu"):
+        try:
+            out[mod] = metadata.version(mod)
+        except metadata.PackageNotFoundError:
+            out[mod] = "absent"
+    return out
+
+
+@dataclass
+class Atlas:
+    """The contents of an atlas file.
+
+    Attributes
+    ----------
+    header : dict or None
+    truths : dict
+        Every cached truth, by :func:`truth_key`.
+    lines : dict
+        The latest record of each ``(cell, method)``.
+    skipped : dict
+        Metrics recorded as skipped, with the reason.
+    """
+
+    header: dict[str, Any] | None = None
+    truths: dict[str, dict[str, Any]] = field(default_factory=dict)
+    lines: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    def done(self, cell: Cell) -> bool:
+        """Whether every method of ``cell`` has a record."""
+        return all((cell.name, m) in self.lines for m in methods_for(cell))
+
+
+def load(path: Path) -> Atlas:
+    """Read an atlas file; a torn last line (an interrupted write) is cut off the file."""
+    atlas = Atlas()
+    if not path.exists():
+        return atlas
+    raw = path.read_bytes()
+    if raw and not raw.endswith(b"\n"):
+        keep = raw.rfind(b"\n") + 1
+        print(f"{path}: cutting off an incomplete last line ({len(raw) - keep} bytes)")
+        with open(path, "r+b") as f:
+            f.truncate(keep)
+        raw = raw[:keep]
+    for text in raw.decode().splitlines():
+        if not text.strip():
+            continue
+        rec = json.loads(text)
+        kind = rec.get("record")
+        if kind == "header":
+            atlas.header = rec
+        if kind in ("header", "truths"):
+            atlas.truths.update(rec.get("truths", {}))
+            atlas.skipped.update(rec.get("skipped", {}))
+        elif kind == "cell":
+            atlas.lines[(rec["cell"], rec["method"])] = rec
+    return atlas
+
+
+def append_records(path: Path, records: Sequence[dict[str, Any]]) -> None:
+    """Append records as JSON lines in one write, flushed to disk."""
+    text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in records)
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _cell_job(
+    cell: Cell, truth: dict[str, Any], settings: dict[str, Any]
+) -> tuple[Cell, list[dict[str, Any]]]:
+    """Run one cell (in a worker process)."""
+    return cell, run_cell(
+        cell,
+        truth,
+        reps=settings["reps"],
+        resamples=settings["resamples"],
+        n_inner=settings["n_inner"],
+        root_seed=settings["root_seed"],
+        confidence_level=settings["confidence_level"],
+    )
+
+
+def _worker_setup() -> tuple[Callable[..., Any] | None, tuple[Any, ...]]:
+    """An initializer that makes this module importable in a spawned worker.
+
+    Run as a script, spawn re-imports the main module by itself; loaded from its path
+    under another name (as the tests do), the worker loads it the same way first.
+    """
+    if __name__ in ("__main__", "__mp_main__"):
+        return None, ()
+    code = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location({__name__!r}, {str(Path(__file__))!r})\n"
+        "mod = importlib.util.module_from_spec(spec)\n"
+        f"sys.modules[{__name__!r}] = mod\n"
+        "spec.loader.exec_module(mod)\n"
+    )
+    return exec, (code,)
+
+
+def run_atlas(
+    out: Path,
+    cells: Sequence[Cell],
+    *,
+    reps: int,
+    resamples: int,
+    n_inner: int = 50,
+    workers: int = 1,
+    root_seed: int = ROOT_SEED,
+    truth_rows: int = TRUTH_ROWS,
+    confidence_level: float = CONFIDENCE,
+    log: Callable[[str], None] = print,
+) -> dict[str, int]:
+    """Run the cells of ``cells`` not yet in ``out``, appending each when it completes.
+
+    Parameters
+    ----------
+    out : Path
+        The JSONL file (created with a header on first use).
+    cells : sequence of Cell
+    reps, resamples, n_inner, root_seed, confidence_level
+        Must equal the file's header when the file exists.
+    workers : int
+        Cells run in this many processes (spawn); 1 runs them in this process.
+    truth_rows : int
+        Rows of a Monte Carlo truth.
+    log : callable
+
+    Returns
+    -------
+    dict
+        ``ran``, ``already_done``, ``skipped`` (cells of unavailable metrics).
+    """
+    settings = {
+        "root_seed": root_seed,
+        "reps": reps,
+        "resamples": resamples,
+        "n_inner": n_inner,
+        "confidence_level": confidence_level,
+        "truth_rows": truth_rows,
+    }
+    atlas = load(out)
+    if atlas.header is not None:
+        differ = {k: (atlas.header.get(k), v) for k, v in settings.items()}
+        differ = {k: kv for k, kv in differ.items() if kv[0] != kv[1]}
+        if differ:
+            raise SystemExit(
+                f"{out} was made with other settings ({', '.join(f'{k}: file {a}, asked {b}' for k, (a, b) in differ.items())}); "  # noqa: E501
+                "use the same settings to resume, or another --out"
+            )
+    skipped: dict[str, str] = {}
+    todo: list[Cell] = []
+    n_skipped = n_done = 0
+    for cell in cells:
+        why = unavailable(METRICS[cell.metric])
+        if why:
+            skipped[cell.metric] = why
+            n_skipped += 1
+        elif atlas.done(cell):
+            n_done += 1
+        else:
+            todo.append(cell)
+    for name, why in skipped.items():
+        log(f"skipping {name}: {why}")
+    new_truths: dict[str, dict[str, Any]] = {}
+    for cell in todo:
+        key = truth_key(cell)
+        if key in atlas.truths or key in new_truths:
+            continue
+        t0 = time.perf_counter()
+        new_truths[key] = compute_truth(
+            METRICS[cell.metric],
+            cell.mean_cluster_size,
+            rows=truth_rows,
+            seed=cell_seed("truth:" + key, root_seed),
+        )
+        t = new_truths[key]
+        log(
+            f"truth {key} = {t['value']:.6g} (mc se {t['mc_se']:.2g}, {t['how']}) "
+            f"[{time.perf_counter() - t0:.1f} s]"
+        )
+    new_skips = {k: v for k, v in skipped.items() if atlas.skipped.get(k) != v}
+    if atlas.header is None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        header = {
+            "record": "header",
+            "schema": SCHEMA,
+            **settings,
+            "band": BAND,
+            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "versions": versions(),
+            "truths": new_truths,
+            "skipped": skipped,
+            "cluster_model": {"size_sd": SIZE_SD, "size_effect_corr": SIZE_CORR},
+        }
+        append_records(out, [header])
+    elif new_truths or new_skips:
+        append_records(out, [{"record": "truths", "truths": new_truths, "skipped": new_skips}])
+    truths = {**atlas.truths, **new_truths}
+    log(f"{len(todo)} cells to run, {n_done} already done, {n_skipped} skipped")
+
+    def finished(cell: Cell, records: list[dict[str, Any]], i: int) -> None:
+        append_records(out, records)
+        log(
+            f"[{i}/{len(todo)}] {cell.name}: {records[0]['wall_s_cell']:.1f} s  "
+            + "  ".join(f"{r['method']} {100 * r['coverage']:.1f}" for r in records)
+        )
+
+    if workers <= 1 or len(todo) <= 1:
+        for i, cell in enumerate(todo, 1):
+            _, records = _cell_job(cell, truths[truth_key(cell)], settings)
+            finished(cell, records, i)
+    else:
+        init, initargs = _worker_setup()
+        # larger cells first, so that the last ones to finish are short
+        order = sorted(todo, key=lambda c: -c.n)
+        pool = cf.ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=init,
+            initargs=initargs,
+        )
+        try:
+            futures = [pool.submit(_cell_job, c, truths[truth_key(c)], settings) for c in order]
+            for i, fut in enumerate(cf.as_completed(futures), 1):
+                cell, records = fut.result()
+                finished(cell, records, i)
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
+    return {"ran": len(todo), "already_done": n_done, "skipped": n_skipped}
+
+
+# ---------------------------------------------------------------------------- estimates
+def estimate_time(
+    cells: Sequence[Cell],
+    *,
+    probe_reps: int,
+    reps: int,
+    resamples: int,
+    n_inner: int,
+    workers: int,
+    log: Callable[[str], None] = print,
+) -> float:
+    """Time ``probe_reps`` data sets per cell and project the run at ``reps``.
+
+    Truths are not needed for timing (a placeholder is used) and nothing is written.
+
+    Returns
+    -------
+    float
+        The projected CPU seconds of all cells.
+    """
+    rows = []
+    for cell in cells:
+        if unavailable(METRICS[cell.metric]):
+            continue
+        t0 = time.perf_counter()
+        recs = run_cell(
+            cell,
+            {"value": 0.0, "mc_se": 0.0},
+            reps=probe_reps,
+            resamples=resamples,
+            n_inner=n_inner,
+        )
+        per = (time.perf_counter() - t0) / probe_reps
+        heavy = max(recs, key=lambda r: r["wall_s"])
+        rows.append((per * reps, cell.name, heavy["method"], heavy["wall_s"] / probe_reps))
+    rows.sort(reverse=True)
+    total = sum(r[0] for r in rows)
+    log(f"| cell | projected s at reps={reps} | per data set s | slowest method (s per set) |")
+    log("|---|---|---|---|")
+    for proj, name, method, msec in rows:
+        log(f"| {name} | {proj:,.0f} | {proj / reps:.3g} | {method} ({msec:.3g}) |")
+    log(
+        f"total: {total / 3600:,.1f} CPU hours; with {workers} worker(s) about "
+        f"{total / 3600 / max(workers, 1):,.1f} hours"
+    )
+    return total
+
+
+# ------------------------------------------------------------------------------- render
+def _design_rank(design: str) -> int:
+    return DESIGNS.index(design) if design in DESIGNS else len(DESIGNS)
+
+
+def _fmt_cov(r: dict[str, Any], nominal: float, band: float) -> str:
+    c, se = 100 * r["coverage"], 100 * r["coverage_se"]
+    text = f"{c:.1f} ±{se:.1f}"
+    if abs(r["coverage"] - nominal) <= band + 1e-12:
+        text = f"**{text}**"
+    if r.get("n_failed"):
+        text += "†"
+    return text
+
+
+def render(
+    jsonl: Path,
+    md_path: Path,
+    png_path: Path | None = None,
+    *,
+    log: Callable[[str], None] = print,
+) -> str:
+    """Write the atlas page (markdown) and plot from an atlas file.
+
+    Parameters
+    ----------
+    jsonl : Path
+    md_path : Path
+        The markdown page (``docs/coverage.md``).
+    png_path : Path, optional
+        The plot (``docs/img/coverage_atlas.png``); skipped with a message when
+        matplotlib is missing.
+    log : callable
+
+    Returns
+    -------
+    str
+        The markdown text.
+    """
+    atlas = load(jsonl)
+    head = atlas.header or {}
+    nominal = float(head.get("confidence_level", CONFIDENCE))
+    band = float(head.get("band", BAND))
+    recs = [r for r in atlas.lines.values() if r.get("status") == "ok"]
+    by_metric: dict[str, list[dict[str, Any]]] = {}
+    for r in recs:
+        by_metric.setdefault(r["metric"], []).append(r)
+    order = [m for m in METRICS if m in by_metric] + sorted(set(by_metric) - set(METRICS))
+    rel = None
+    if png_path is not None:
+        rel = Path(os.path.relpath(png_path, md_path.parent)).as_posix()
+    ver = head.get("versions", {})
+    lines = [
+        "# Coverage atlas",
+        "",
+        "How often does each interval method cover the true value? Every number below is",
+        "the share of simulated data sets (from a model whose truth is known) whose",
+        f"{100 * nominal:g} % interval contains the truth, with its Monte Carlo standard error:",
+        f"`94.8 ±0.5`. **Bold**: within {100 * band:g} points of {100 * nominal:g} (the "
+        "nominal band). †: some intervals could not be formed (counted as misses).",
+        "",
+        f"Settings: {head.get('reps', '?')} data sets per cell, B = "
+        f"{head.get('resamples', '?')} bootstrap resamples, {head.get('n_inner', '?')} inner "
+        f"resamples for a nested studentized interval, root seed {head.get('root_seed', '?')}; "
+        f"booteval {ver.get('booteval', '?')}, NumPy {ver.get('numpy', '?')}, SciPy "
+        f"{ver.get('scipy', '?')}. Regenerate with `python benchmarks/coverage_atlas.py` "
+        "(resumable) "
+        "then `python benchmarks/coverage_atlas.py --render`.",
+        "",
+        "## How to read it",
+        "",
+        "* Designs: `iid` (rows resampled independently), `stratified` (resampled within the",
+        "  true classes; the same kind of data as iid), `clustered-G` (G clusters of unequal",
+        "  size, whole clusters resampled; the clustered data have a cluster effect, and the",
+        "  number of rows is random with mean n).",
+        "* Under clusters the truth is the metric of the population of rows (a cluster counts",
+        "  with its size, and larger clusters are easier), computed once per metric and mean",
+        "  cluster size from 2,000,000 rows drawn from that population (or in closed form).",
+        "* Methods: `percentile`, `basic`, `normal`, `bca` (one bootstrap run,",
+        "  `CIResult.with_method`), `studentized` (its own run; a nested bootstrap where the",
+        "  metric has no analytic standard error), `studentized-logit` (on the logit scale,",
+        "  proportions); closed forms: `wilson`, `clopper-pearson`, `clustered-wilson`,",
+        "  `delong`, `fisher-z`, `cr2` and `cr1` (cluster-robust t), `wild-cluster` (wild",
+        "  cluster bootstrap-t). Under a cluster design the bootstrap methods resample",
+        "  clusters.",
+        "* Relative width (the tables under *widths*): median interval width over that of",
+        "  the cell's best-calibrated method, which is, among the methods whose coverage is",
+        "  not more than 2 Monte Carlo standard errors (at the nominal level) below",
+        "  nominal, the one closest to nominal (ties: the narrower); when none qualifies,",
+        "  the one with the highest coverage (marked *).",
+        "",
+    ]
+    if rel is not None:
+        lines += [f"![Coverage against n, iid design, one panel per metric]({rel})", ""]
+    skipped = {k: v for k, v in atlas.skipped.items() if k not in by_metric}
+    if skipped:
+        lines += ["Skipped: " + "; ".join(f"{k} ({v})" for k, v in skipped.items()), ""]
+    for metric in order:
+        rs = by_metric[metric]
+        spec = METRICS.get(metric)
+        cols = [m for m in METHOD_ORDER if any(r["method"] == m for r in rs)]
+        cols += sorted({r["method"] for r in rs} - set(cols))
+        cells: dict[tuple[int, str], dict[str, dict[str, Any]]] = {}
+        for r in rs:
+            cells.setdefault((r["n"], r["design"]), {})[r["method"]] = r
+        keys = sorted(cells, key=lambda k: (k[0], _design_rank(k[1]), k[1]))
+        lines += [f"## {spec.title if spec else metric}", ""]
+        if spec is not None and spec.describe:
+            lines += [f"Data: {spec.describe}.", ""]
+        lines += [
+            "| n | design | truth | " + " | ".join(cols) + " |",
+            "|---|---|---|" + "---|" * len(cols),
+        ]
+        for key in keys:
+            row = cells[key]
+            any_r = next(iter(row.values()))
+            vals = [_fmt_cov(row[m], nominal, band) if m in row else "" for m in cols]
+            lines.append(
+                f"| {key[0]:,} | {key[1]} | {any_r['truth']:.4g} | " + " | ".join(vals) + " |"
+            )
+        lines += ["", "<details><summary>widths (relative median width)</summary>", ""]
+        lines += [
+            "| n | design | median width of the reference | " + " | ".join(cols) + " |",
+            "|---|---|---|" + "---|" * len(cols),
+        ]
+        for key in keys:
+            row = cells[key]
+            any_r = next(iter(row.values()))
+            ref = any_r.get("reference_method")
+            ref_r = row.get(ref) if ref else None
+            nat = math.sqrt(nominal * (1 - nominal) / any_r["n_datasets"])
+            star = "*" if ref_r is not None and ref_r["coverage"] < nominal - 2 * nat else ""
+            ref_w = ref_r["median_width"] if ref_r is not None else None
+            ref_text = f"{ref_w:.4g} ({ref}{star})" if ref_w is not None else "-"
+            vals = []
+            for m in cols:
+                v = row.get(m, {}).get("rel_width")
+                vals.append("" if m not in row else ("-" if v is None else f"{v:.2f}"))
+            lines.append(f"| {key[0]:,} | {key[1]} | {ref_text} | " + " | ".join(vals) + " |")
+        lines += ["", "</details>", ""]
+    text = "\n".join(lines).rstrip() + "\n"
+    md_path.parent.mkdir(parents=True, exist_ok=True)
+    md_path.write_text(text, encoding="utf-8")
+    log(f"wrote {md_path}")
+    if png_path is not None:
+        plot(by_metric, order, png_path, nominal=nominal, band=band, log=log)
+    return text
+
+
+def plot(
+    by_metric: dict[str, list[dict[str, Any]]],
+    order: Sequence[str],
+    png_path: Path,
+    *,
+    nominal: float = CONFIDENCE,
+    band: float = BAND,
+    design: str = "iid",
+    log: Callable[[str], None] = print,
+) -> bool:
+    """Coverage against n per method, one panel per metric (one design).
+
+    Returns
+    -------
+    bool
+        Whether the plot was written (``False`` without matplotlib).
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        import matplotlib.ticker
+    except ImportError:
+        log("matplotlib is not installed: no plot (pip install matplotlib)")
+        return False
+    panels = [m for m in order if any(r["design"] == design for r in by_metric[m])]
+    if not panels:
+        log(f"no {design} cells: no plot")
+        return False
+    ncol = min(4, len(panels))
+    nrow = math.ceil(len(panels) / ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4 * ncol, 3.2 * nrow), squeeze=False)
+    colors = plt.get_cmap("tab20")
+    handles: dict[str, Any] = {}
+    for ax, metric in zip(axes.flat, panels, strict=False):
+        rs = [r for r in by_metric[metric] if r["design"] == design]
+        ax.axhspan(100 * (nominal - band), 100 * (nominal + band), color="0.9", zorder=0)
+        ax.axhline(100 * nominal, color="0.5", lw=0.8, zorder=1)
+        for i, m in enumerate(METHOD_ORDER):
+            pts = sorted((r["n"], 100 * r["coverage"]) for r in rs if r["method"] == m)
+            if not pts:
+                continue
+            xs, ys = zip(*pts, strict=True)
+            (h,) = ax.plot(xs, ys, marker="o", ms=3, lw=1.2, color=colors(i), label=m)
+            handles[m] = h
+        ax.set_xscale("log")
+        sizes = sorted({r["n"] for r in rs})
+        ax.set_xticks(sizes, [f"{n:,}" for n in sizes], fontsize=7)
+        ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+        ax.set_title(METRICS[metric].title if metric in METRICS else metric, fontsize=9)
+        ax.set_xlabel("n")
+        ax.set_ylabel("coverage %")
+        ax.set_ylim(max(0.0, ax.get_ylim()[0]), 100.5)
+    for ax in list(axes.flat)[len(panels) :]:
+        ax.axis("off")
+    fig.legend(
+        handles.values(),
+        handles.keys(),
+        loc="lower center",
+        ncol=min(8, len(handles)),
+        fontsize=8,
+        frameon=False,
+    )
+    fig.suptitle(f"Coverage of {100 * nominal:g} % intervals ({design} design)")
+    fig.tight_layout(rect=(0, 0.06, 1, 0.97))
+    png_path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(png_path, dpi=110)
+    plt.close(fig)
+    log(f"wrote {png_path}")
+    return True
+
+
+# --------------------------------------------------------------------------------- main
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line."""
+    p = argparse.ArgumentParser(
+        description="Coverage atlas of booteval's interval methods (resumable).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="the JSONL file")
+    p.add_argument("--reps", type=int, default=2000, help="data sets per cell")
+    p.add_argument("--resamples", type=int, default=999, help="bootstrap resamples B")
+    p.add_argument("--n-inner", type=int, default=50, help="inner resamples (nested studentized)")
+    p.add_argument(
+        "--only",
+        nargs="+",
+        action="extend",
+        metavar="PATTERN",
+        help="cells whose name matches (a glob on the whole name, or a prefix), "
+        "e.g. 'accuracy' or '*/n=200/clustered-10'",
+    )
+    p.add_argument(
+        "--metrics", nargs="+", choices=list(METRICS), metavar="NAME", help="restrict the metrics"
+    )
+    p.add_argument("--sizes", nargs="+", type=int, help=f"restrict n (grid: {SIZES})")
+    p.add_argument(
+        "--designs", nargs="+", choices=list(DESIGNS), metavar="DESIGN", help="restrict the designs"
+    )
+    p.add_argument("--workers", type=int, default=1, help="cells run in this many processes")
+    p.add_argument("--seed", type=int, default=ROOT_SEED, help="root seed")
+    p.add_argument("--truth-rows", type=int, default=TRUTH_ROWS, help="rows of an MC truth")
+    p.add_argument("--list", action="store_true", help="list the selected cells and stop")
+    p.add_argument(
+        "--estimate",
+        type=int,
+        metavar="K",
+        help="time K data sets per selected cell, project to --reps, write nothing",
+    )
+    p.add_argument(
+        "--render",
+        action="store_true",
+        help="only render --out into the page and plot (no simulation)",
+    )
+    p.add_argument("--docs", type=Path, default=REPO / "docs", help="where --render writes")
+    return p.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run, estimate, list or render; returns the exit status (130 when interrupted)."""
+    args = parse_args(argv)
+    if args.render:
+        if not args.out.exists():
+            print(f"{args.out} does not exist: run the simulation first")
+            return 1
+        render(args.out, args.docs / "coverage.md", args.docs / "img" / "coverage_atlas.png")
+        return 0
+    cells = select(build_grid(args.metrics, args.sizes, args.designs), args.only)
+    if not cells:
+        print("no cell selected")
+        return 1
+    if args.list:
+        for c in cells:
+            why = unavailable(METRICS[c.metric])
+            extra = f"  (skipped: {why})" if why else ""
+            print(f"{c.name}: {', '.join(methods_for(c))}{extra}")
+        print(f"{len(cells)} cells")
+        return 0
+    if args.estimate:
+        estimate_time(
+            cells,
+            probe_reps=args.estimate,
+            reps=args.reps,
+            resamples=args.resamples,
+            n_inner=args.n_inner,
+            workers=args.workers,
+        )
+        return 0
+    t0 = time.perf_counter()
+    try:
+        summary = run_atlas(
+            args.out,
+            cells,
+            reps=args.reps,
+            resamples=args.resamples,
+            n_inner=args.n_inner,
+            workers=args.workers,
+            root_seed=args.seed,
+            truth_rows=args.truth_rows,
+        )
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: the finished cells are in {args.out}; run again to resume")
+        return 130
+    print(f"done: {summary} in {time.perf_counter() - t0:.1f} s -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
