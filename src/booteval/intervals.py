@@ -504,10 +504,21 @@ def compute_interval(
         if g is not None:
             se_hat = se_hat * abs(float(g.derivative(np.array([estimate]))[0]))
             se_star = se_star * np.abs(np.asarray(g.derivative(reps), dtype=float))
-        ok = np.isfinite(se_star) & (se_star > 0)
+        # A replicate with a zero standard error (e.g. a resample with every row correct)
+        # has an infinite pivot, of the sign of its deviation: it is an extreme of the
+        # t distribution, not a missing value, and leaving it out would make the interval
+        # too short on that side. With no deviation either, its pivot is 0.
+        dev = t_reps - theta
+        zero = np.isfinite(se_star) & (se_star == 0)
+        ok = (np.isfinite(se_star) & (se_star > 0)) | zero
+        if zero.any():
+            notes.append(
+                f"{int(zero.sum())} of {b} replicates have a zero standard error: their "
+                "studentized values are infinite (0 where the replicate equals the estimate)"
+            )
         if not ok.all():
             notes.append(
-                f"{int((~ok).sum())} of {b} replicates have a zero or undefined standard error "
+                f"{int((~ok).sum())} of {b} replicates have an undefined standard error "
                 "and were left out of the studentized distribution"
             )
         if ok.sum() < 2 or not (se_hat > 0 and math.isfinite(se_hat)):
@@ -519,7 +530,10 @@ def compute_interval(
             hi_t = order_statistic_quantile(srt, 1 - alpha / 2)
             mc_lo, mc_hi = _quantile_mcse(srt, alpha / 2), _quantile_mcse(srt, 1 - alpha / 2)
         else:
-            t_star = np.sort((t_reps[ok] - theta) / se_star[ok])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                pivots = np.where(zero, np.sign(dev) * np.inf, dev / np.where(zero, 1.0, se_star))
+            pivots = np.where(zero & (dev == 0), 0.0, pivots)
+            t_star = np.sort(pivots[ok])
             lo_t = theta - order_statistic_quantile(t_star, 1 - alpha / 2) * se_hat
             hi_t = theta - order_statistic_quantile(t_star, alpha / 2) * se_hat
             mc_lo = _quantile_mcse(t_star, 1 - alpha / 2) * se_hat
