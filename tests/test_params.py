@@ -26,6 +26,7 @@ BAD = {
     "on_undefined": ["skip", None, 1],
     "alternative": ["two_sided", "bigger", None],
     "metric_kwargs": [["average", "macro"], "average=macro", 3],
+    "progress": ["yes", 1, 2.5],
 }
 
 

@@ -21,6 +21,7 @@ from ._errors import (
     LongRunWarning,
     UndefinedReplicateWarning,
 )
+from ._progress import stderr_progress
 from .analytic import (
     AnalyticInterval,
     DeLongTest,
@@ -107,7 +108,7 @@ from .threshold import (
     threshold_compare,
     threshold_metric,
 )
-from .training import TrainingBootstrapResult, bootstrap_training, stderr_progress
+from .training import TrainingBootstrapResult, bootstrap_training
 from .wild import MULTIPLIERS, draw_multipliers, multiplier_support, wild_ci
 
 __version__ = "0.1.0"

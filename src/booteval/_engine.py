@@ -20,6 +20,7 @@ from ._errors import (
     UndefinedReplicateWarning,
     warn,
 )
+from ._progress import report, reporter
 from ._streams import generator
 from ._validation import (
     check_confidence_level,
@@ -220,6 +221,7 @@ def run_replicates(
     come from the compiled kernels (on ``workers`` numba threads), whose
     per-replicate streams make them independent of ``batch`` and ``workers``.
     """
+    listener = reporter()  # read here: worker threads do not see the caller's context
     if compiled is not None:
         import numba
 
@@ -228,9 +230,11 @@ def run_replicates(
         previous = numba.get_num_threads()
         numba.set_num_threads(threads(workers))
         try:
-            return compiled(seed, 0, n_resamples, want_se)  # type: ignore[operator]
+            out = compiled(seed, 0, n_resamples, want_se)  # type: ignore[operator]
         finally:
             numba.set_num_threads(previous)
+        report(listener, n_resamples, n_resamples)
+        return out
     design = evaluator.design or design
     size = batch or default_batch(design, n_resamples)
     # an evaluator of several systems returns (batch, K) values
@@ -258,6 +262,7 @@ def run_replicates(
     probe = min(size, _PROBE_REPLICATES, n_resamples)
     started = time.perf_counter()
     one_batch(0, probe)
+    report(listener, probe, n_resamples)
     per_replicate = (time.perf_counter() - started) / probe
     starts = range(probe, n_resamples, size)
     parallel = getattr(evaluator, "thread_safe", True)
@@ -266,14 +271,16 @@ def run_replicates(
     if n_workers <= 1:
         for start in starts:
             one_batch(start)
+            report(listener, min(start + size, n_resamples), n_resamples)
         return reps, ses
     with _one_blas_thread():
         pool = ThreadPoolExecutor(max_workers=n_workers)
         futures = []
         try:  # submitting is inside: a Ctrl-C while queueing must cancel the queue too
             futures.extend(pool.submit(one_batch, start) for start in starts)
-            for future in futures:
-                future.result()
+            for start, future in zip(starts, futures, strict=True):
+                future.result()  # in order: the count reported only grows
+                report(listener, min(start + size, n_resamples), n_resamples)
         finally:
             # on an error or Ctrl-C, queued batches are dropped at once; a batch
             # already running finishes in the background, its result unused

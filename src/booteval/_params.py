@@ -100,6 +100,16 @@ def _mapping_or_none(name: str) -> Callable[[object], Mapping[str, Any] | None]:
     return check
 
 
+def _progress(value: object) -> object:
+    if value is None or isinstance(value, bool) or callable(value):
+        return value
+    raise InvalidInputError(
+        "progress",
+        "None, True (a reporter on stderr) or a callable(done, total)",
+        describe_value(value),
+    )
+
+
 #: the declared public parameters, by name
 PARAMETERS: dict[str, Parameter] = {
     "confidence_level": Parameter(
@@ -119,6 +129,7 @@ PARAMETERS: dict[str, Parameter] = {
         _choice("alternative", ("two-sided", "greater", "less")),
     ),
     "metric_kwargs": Parameter("None or a dict", _mapping_or_none("metric_kwargs")),
+    "progress": Parameter("None, a bool or a callable(done, total)", _progress),
 }
 
 

@@ -35,6 +35,7 @@ from ._io import (
     require,
     select,
 )
+from ._progress import reporting
 
 __all__ = ["CliError", "build_parser", "main", "parse_metric"]
 
@@ -117,16 +118,19 @@ def _progress(args: argparse.Namespace, total: int, what: str) -> Iterator[Calla
         TimeElapsedColumn(), console=Console(stderr=True), transient=True,
     ) as prog:  # fmt: skip
         task = prog.add_task(what, total=total)
-        started = [False]
+        finished = [-1]  # units of work finished before the current one
 
         def step(description: str | None = None) -> None:
-            if started[0]:
-                prog.advance(task)
-            started[0] = True
+            finished[0] += 1
+            prog.update(task, completed=finished[0])
             if description:
                 prog.update(task, description=f"{what}: {description}")
 
-        yield step
+        def resamples(done: int, of: int) -> None:  # per batch of replicates (the engine)
+            prog.update(task, completed=max(finished[0], 0) + done / max(of, 1))
+
+        with reporting(resamples):
+            yield step
         prog.update(task, completed=total)
 
 

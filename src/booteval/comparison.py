@@ -15,6 +15,7 @@ from ._errors import InvalidInputError, collect_warnings, warn
 from ._format import format_triplet
 from ._paired import StackedEvaluator, split_systems, validate_system
 from ._params import validated
+from ._progress import progress_option
 from ._validation import check_names
 from .design import Design, make_design
 from .intervals import compute_interval
@@ -283,6 +284,7 @@ def _bind_pair(
 
 
 @validated
+@progress_option
 def compare(
     *data: Any,
     metric: str | Metric | Callable[..., float] | None = None,
@@ -299,6 +301,7 @@ def compare(
     n_inner: int = 50,
     bca_ties: str = "half",
     workers: int | None = None,
+    progress: Any = None,
     names: tuple[str, str] = ("A", "B"),
     test: str = "bootstrap",
 ) -> ComparisonResult:
@@ -332,6 +335,9 @@ def compare(
         ``"t"`` (paired t, cluster-robust with ``clusters``; the mean only) are
         the classical tests. The test's own result is in ``details["test_result"]``.
 
+    progress : None, True or callable, optional
+        ``True`` prints the replicates done to stderr every few seconds; a callable is
+        called as ``progress(done, total)`` after each batch of replicates.
     Returns
     -------
     ComparisonResult

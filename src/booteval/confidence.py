@@ -16,6 +16,7 @@ from ._engine import (
 )
 from ._errors import DegenerateIntervalWarning, InvalidInputError, warn
 from ._params import validated
+from ._progress import progress_option
 from .analytic import wilson_interval
 from .design import make_design
 from .intervals import METHODS, resolve_transform
@@ -58,6 +59,7 @@ def _proportion_pointer(
 
 
 @validated
+@progress_option
 def ci(
     *data: Any,
     metric: str | Metric | Callable[..., float] | None = None,
@@ -74,6 +76,7 @@ def ci(
     n_inner: int = 50,
     bca_ties: str = "half",
     workers: int | None = None,
+    progress: Any = None,
     engine: str = "numpy",
 ) -> CIResult:
     """A metric's point estimate with a bootstrap confidence interval.
@@ -130,6 +133,9 @@ def ci(
     workers : int, optional
         Threads for the resampling (default: all cores). The result does not
         depend on it. Callable metrics always run on one thread.
+    progress : None, True or callable, optional
+        ``True`` prints the replicates done to stderr every few seconds; a callable is
+        called as ``progress(done, total)`` after each batch of replicates.
     engine : {"numpy", "numba", "auto"}
         ``"numpy"`` (default) draws the resamples with NumPy. ``"numba"`` uses
         the optional compiled kernels (``pip install "booteval[fast]"``), which

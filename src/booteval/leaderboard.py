@@ -57,6 +57,7 @@ from ._format import format_p_value, format_triplet
 from ._lazy import stats
 from ._paired import StackedEvaluator, validate_system
 from ._params import validated
+from ._progress import progress_option
 from .comparison import bootstrap_p_value
 from .design import make_design
 from .intervals import compute_interval, order_statistic_quantile
@@ -679,6 +680,7 @@ def _from_long(
 
 
 @validated
+@progress_option
 def leaderboard(
     systems: Mapping[Any, Any] | Any,
     *,
@@ -694,6 +696,7 @@ def leaderboard(
     correction: str = "holm",
     batch: int | None = None,
     workers: int | None = None,
+    progress: Any = None,
     on_undefined: str = "drop",
     bca_ties: str = "half",
     system_col: Any = None,
@@ -733,6 +736,9 @@ def leaderboard(
     system_col, row_col, output_col, label_col : column names, optional
         For a long DataFrame.
 
+    progress : None, True or callable, optional
+        ``True`` prints the replicates done to stderr every few seconds; a callable is
+        called as ``progress(done, total)`` after each batch of replicates.
     Returns
     -------
     LeaderboardResult

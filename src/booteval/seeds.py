@@ -57,6 +57,7 @@ from ._format import format_triplet
 from ._lazy import stats
 from ._paired import StackedEvaluator
 from ._params import validated
+from ._progress import progress_option
 from ._streams import generator
 from ._validation import check_names, describe_value
 from .comparison import ALTERNATIVES, bootstrap_p_value
@@ -420,6 +421,7 @@ def _clip(lo: float, hi: float, bounds: Any) -> tuple[float, float, tuple[str, .
 
 # --------------------------------------------------------------- public API
 @validated
+@progress_option
 def pool_seeds(
     *data: Any,
     metric: str | Metric | Callable[..., float] | None = None,
@@ -433,6 +435,7 @@ def pool_seeds(
     on_undefined: str = "drop",
     metric_kwargs: dict[str, Any] | None = None,
     workers: int | None = None,
+    progress: Any = None,
 ) -> SeedPoolResult:
     """Interval for a method's expected metric from several training runs (seeds).
 
@@ -456,6 +459,9 @@ def pool_seeds(
         As in :func:`booteval.ci`; a replicate is dropped when the metric is
         undefined for any run.
 
+    progress : None, True or callable, optional
+        ``True`` prints the replicates done to stderr every few seconds; a callable is
+        called as ``progress(done, total)`` after each batch of replicates.
     Returns
     -------
     SeedPoolResult
@@ -566,6 +572,7 @@ def _pool(
 
 
 @validated
+@progress_option
 def compare_methods(
     *data: Any,
     metric: str | Metric | Callable[..., float] | None = None,
@@ -580,6 +587,7 @@ def compare_methods(
     on_undefined: str = "drop",
     metric_kwargs: dict[str, Any] | None = None,
     workers: int | None = None,
+    progress: Any = None,
     names: tuple[str, str] = ("A", "B"),
 ) -> MethodComparisonResult:
     """Paired comparison of two methods, each trained with several seeds, on the same test rows.
@@ -609,6 +617,9 @@ def compare_methods(
     batch, strata, clusters, on_undefined, workers
         As in :func:`pool_seeds`.
 
+    progress : None, True or callable, optional
+        ``True`` prints the replicates done to stderr every few seconds; a callable is
+        called as ``progress(done, total)`` after each batch of replicates.
     Returns
     -------
     MethodComparisonResult

@@ -25,7 +25,6 @@ from __future__ import annotations
 import inspect
 import math
 import os
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from ._engine import check_choice
 from ._errors import BootevalError, BootevalWarning, InvalidInputError, collect_warnings, warn
 from ._format import format_triplet
 from ._params import renamed, validated
+from ._progress import resolve_progress
 from ._streams import seed_sequence
 from ._validation import check_confidence_level, check_positive_int, check_seed
 from .design import make_design
@@ -234,47 +234,6 @@ def _one_replicate(
         return r, None, f"{type(exc).__name__}: {exc}"
 
 
-def stderr_progress(every: float = 2.0) -> Callable[[int, int], None]:
-    """A progress callback that prints ``done/total`` to stderr at most every ``every`` seconds.
-
-    Examples
-    --------
-    >>> report = stderr_progress(every=5.0)  # report(done, total) prints "booteval: 3/10 ..."
-    >>> callable(report)
-    True
-    """
-    start = time.perf_counter()
-    last = [-math.inf]
-
-    def report(done: int, total: int) -> None:
-        now = time.perf_counter()
-        if done < total and now - last[0] < every:
-            return
-        last[0] = now
-        el = now - start
-        eta = el / done * (total - done) if done else math.nan
-        print(
-            f"booteval: {done}/{total} refits ({el:.1f} s elapsed"
-            + (f", about {eta:.0f} s left)" if done < total else ")"),
-            file=sys.stderr,
-            flush=True,
-        )
-
-    return report
-
-
-def _resolve_progress(progress: Any) -> Callable[[int, int], None] | None:
-    if progress is None or progress is False:
-        return None
-    if progress is True:
-        return stderr_progress()
-    if callable(progress):
-        return progress
-    raise InvalidInputError(
-        "progress", "None, True (stderr reporter) or a callable(done, total)", repr(progress)
-    )
-
-
 def _run_all(
     jobs: list[tuple[Any, ...]], n_jobs: int, backend: str | None, report: Any
 ) -> list[tuple[int, np.ndarray | None, str | None]]:
@@ -437,7 +396,7 @@ def bootstrap_training(
         response, "response", ("auto", "predict", "predict_proba", "decision_function")
     )
     jobs_n = max(1, os.cpu_count() or 1) if workers is None else workers
-    report = _resolve_progress(progress)
+    report = resolve_progress(progress, unit="refits")
 
     if hasattr(estimator, "fit") and hasattr(estimator, "get_params"):
         task_est, task_fit = estimator, None
