@@ -451,3 +451,27 @@ def test_monte_carlo_errors_match_the_spread_over_seeds(method):
         predicted = np.mean([getattr(r, f"mcse_{end}") for r in runs])
         # 60 seeds estimate an SD to about +-9 %; the predictions are approximations
         assert 0.7 * spread < predicted < 1.45 * spread, (end, spread, predicted)
+
+
+def test_few_units_warn_and_name_a_better_calibrated_interval():
+    rng = np.random.default_rng(3)
+    with pytest.warns(booteval.SmallSampleWarning, match=r"BCa on 20 rows.*studentized"):
+        r = booteval.ci(rng.random(20), seed=0, n_resamples=500)
+    assert any("BCa on 20 rows" in note for note in r.notes)
+    with pytest.warns(booteval.SmallSampleWarning, match=r"wilson_interval\(k, n\)"):
+        booteval.ci((rng.random(20) < 0.9).astype(int), seed=0, n_resamples=500)
+    clusters = np.arange(200) % 8
+    with pytest.warns(booteval.SmallSampleWarning, match=r"only 8 clusters.*cluster_robust"):
+        booteval.ci(rng.random(200), clusters=clusters, seed=0, n_resamples=500)
+    with pytest.warns(booteval.SmallSampleWarning, match=r"clustered_wilson_interval"):
+        booteval.ci((rng.random(200) < 0.8).astype(int), clusters=clusters, seed=0,
+                    n_resamples=500)  # fmt: skip
+
+
+def test_enough_units_or_another_method_say_nothing_about_sample_size():
+    rng = np.random.default_rng(4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", booteval.SmallSampleWarning)
+        booteval.ci(rng.random(30), seed=0, n_resamples=500)
+        booteval.ci(rng.random(20), seed=0, n_resamples=500, method="percentile")
+        booteval.ci(rng.random(300), clusters=np.arange(300) % 30, seed=0, n_resamples=500)

@@ -19,6 +19,7 @@ from ._errors import (
     DegenerateIntervalWarning,
     InvalidInputError,
     LongRunWarning,
+    SmallSampleWarning,
     UndefinedReplicateWarning,
 )
 from ._progress import stderr_progress
@@ -152,6 +153,7 @@ __all__ = [
     "PowerAnalysis",
     "ScoreMatrices",
     "SeedPoolResult",
+    "SmallSampleWarning",
     "ThresholdCIResult",
     "ThresholdComparisonResult",
     "TrainingBootstrapResult",

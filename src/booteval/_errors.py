@@ -82,6 +82,11 @@ class DegenerateIntervalWarning(BootevalWarning):
     """An interval method hit a degenerate case and used a documented fallback."""
 
 
+class SmallSampleWarning(BootevalWarning):
+    """Too few independent units for the interval method to hold its level; the message
+    names one that does better (from the coverage atlas and simulations)."""
+
+
 class LongRunWarning(BootevalWarning):
     """The run is estimated to take more than a minute (said when it starts)."""
 
