@@ -252,6 +252,18 @@ def _normal_quantile(prob: float) -> float:
     return float(ndtri(prob))
 
 
+_ZERO_SE_NOTE = (
+    "the cluster-robust standard error is 0 (no variation between clusters around the "
+    "mean), so the interval collapses to the mean"
+)
+
+
+def _note(notes: list[str], text: str, category: type[Warning]) -> None:
+    """Record ``text`` in the result's notes and warn it (as a sentence) at the caller."""
+    notes.append(text)
+    warn(text[0].upper() + text[1:] + ".", category, stacklevel=3)
+
+
 def _check_scores(scores: object) -> np.ndarray:
     return as_float_array(scores, "scores")
 
@@ -343,15 +355,9 @@ def cluster_robust_interval(
             "with fewer than about 30 clusters; correction='CR2' (Bell-McCaffrey variance "
             "and degrees of freedom) is the recommended remedy"
         )
-        notes.append(text)
-        warn(text[0].upper() + text[1:] + ".", BootevalWarning, stacklevel=2)
+        _note(notes, text, BootevalWarning)
     if se == 0.0:
-        text = (
-            "the cluster-robust standard error is 0 (no variation between clusters "
-            "around the mean), so the interval collapses to the mean"
-        )
-        notes.append(text)
-        warn(text[0].upper() + text[1:] + ".", DegenerateIntervalWarning, stacklevel=2)
+        _note(notes, _ZERO_SE_NOTE, DegenerateIntervalWarning)
     return ClusteredInterval(
         data.mean,
         data.mean - q * se,
@@ -528,12 +534,7 @@ def wild_cluster_ci(
         "n_infinite": 0,
     }
     if se == 0.0:
-        text = (
-            "the cluster-robust standard error is 0 (no variation between clusters "
-            "around the mean), so the interval collapses to the mean"
-        )
-        notes.append(text)
-        warn(text[0].upper() + text[1:] + ".", DegenerateIntervalWarning, stacklevel=2)
+        _note(notes, _ZERO_SE_NOTE, DegenerateIntervalWarning)
         return ClusteredInterval(
             data.mean, data.mean, data.mean, level, "wild-cluster-t", n, se,
             n_clusters=g, correction=correction, seed=seed_int, n_resamples=b,
@@ -570,8 +571,7 @@ def wild_cluster_ci(
             "an infinite t statistic (common with very few clusters); an end point may be "
             "infinite"
         )
-        notes.append(text)
-        warn(text[0].upper() + text[1:] + ".", DegenerateIntervalWarning, stacklevel=2)
+        _note(notes, text, DegenerateIntervalWarning)
     return ClusteredInterval(
         data.mean,
         data.mean - t_high * se,
@@ -727,8 +727,7 @@ def clustered_wilson_interval(
             f"rows within clusters (design effect {deff:.4g}, the row-weighted mean "
             "cluster size)"
         )
-        notes.append(text)
-        warn(text[0].upper() + text[1:] + ".", DegenerateIntervalWarning, stacklevel=2)
+        _note(notes, text, DegenerateIntervalWarning)
     tail = 0.5 + 0.5 * level
     if df_adjustment:
         factor = (_t_quantile(tail, n - 1.0) / _t_quantile(tail, g - 1.0)) ** 2 if g < n else 1.0
@@ -741,8 +740,7 @@ def clustered_wilson_interval(
                 "tends to under-cover with fewer than about 30 clusters; "
                 "df_adjustment=True is the remedy"
             )
-            notes.append(text)
-            warn(text[0].upper() + text[1:] + ".", BootevalWarning, stacklevel=2)
+            _note(notes, text, BootevalWarning)
     n_eff = n / deff * factor
     z = _normal_quantile(tail)
     z2n = z * z / n_eff
