@@ -1442,6 +1442,21 @@ def _fmt_cov(r: dict[str, Any], nominal: float, band: float) -> str:
     return text
 
 
+def _completeness(by_metric: dict[str, list[dict[str, Any]]]) -> str:
+    """A sentence saying which part of the grid the file holds (a partial atlas says so)."""
+    grid = build_grid()
+    done = {r["cell"] for rs in by_metric.values() for r in rs}
+    missing = sorted({c.metric for c in grid if c.name not in done})
+    if not missing:
+        return f"The file holds every cell of the grid ({len(grid)} cells)."
+    return (
+        f"This atlas is partial: {len(done)} of the grid's {len(grid)} cells have run "
+        f"(metrics: {', '.join(sorted(by_metric)) or 'none'}). Not yet run: "
+        f"{', '.join(missing)} (see `--estimate` for their cost; the nested studentized "
+        "bootstrap at n = 10,000 dominates it)."
+    )
+
+
 def render(
     jsonl: Path,
     md_path: Path,
@@ -1495,6 +1510,8 @@ def render(
         f"{ver.get('scipy', '?')}. Regenerate with `python benchmarks/coverage_atlas.py` "
         "(resumable) "
         "then `python benchmarks/coverage_atlas.py --render`.",
+        "",
+        _completeness(by_metric),
         "",
         "## How to read it",
         "",

@@ -463,7 +463,7 @@ def test_few_units_warn_and_name_a_better_calibrated_interval():
     clusters = np.arange(200) % 8
     with pytest.warns(booteval.SmallSampleWarning, match=r"only 8 clusters.*cluster_robust"):
         booteval.ci(rng.random(200), clusters=clusters, seed=0, n_resamples=500)
-    with pytest.warns(booteval.SmallSampleWarning, match=r"clustered_wilson_interval"):
+    with pytest.warns(booteval.SmallSampleWarning, match=r"only 8 clusters.*studentized"):
         booteval.ci((rng.random(200) < 0.8).astype(int), clusters=clusters, seed=0,
                     n_resamples=500)  # fmt: skip
 
