@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -210,3 +211,25 @@ def test_result_plot_methods_delegate_to_the_plot_module(tmp_path):
         fig = obj.plot(str(out))
         assert out.stat().st_size > 0 and fig.axes
     assert lb.plot_pairwise().axes
+
+
+def test_every_result_with_an_interval_plots_through_the_protocol(tmp_path):
+    """No dispatch on concrete classes: seed pools, threshold, training and analytic
+    results plot too (their distribution where one is stored, else the interval)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_result_protocol import EXAMPLES, result_of
+
+    drawn = 0
+    for name in sorted(EXAMPLES):
+        r = result_of(name)
+        if isinstance(r, booteval.LeaderboardResult | booteval.CoverageTable) or not getattr(
+            r, "has_interval", False
+        ):
+            continue
+        if hasattr(r, "entries") or isinstance(r, booteval.BootstrapErrorEstimates):
+            continue
+        fig = r.plot(tmp_path / f"{name}.png")
+        assert (tmp_path / f"{name}.png").stat().st_size > 1000, name
+        assert fig.axes, name
+        drawn += 1
+    assert drawn >= 20

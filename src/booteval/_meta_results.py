@@ -70,6 +70,10 @@ class CorrelationResult(Result):
     details : dict
     """
 
+    _protocol_defaults = protocol_defaults(
+        Result, label=lambda r: f"{r.metric} vs {r.human}", reference=0.0
+    )
+
     estimate: float
     low: float
     high: float

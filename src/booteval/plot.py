@@ -31,14 +31,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._errors import InvalidInputError
-from .comparison import ComparisonResult
 from .confidence import ci
 from .design import make_design
 from .intervals import order_statistic_quantile
 from .leaderboard import LeaderboardResult
-from .meta import CorrelationResult
 from .metrics import get_metric
-from .results import CIResult
+from .results import CIResult, Difference, Result
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -148,19 +146,24 @@ def _provenance(r: Any) -> str:
 
 
 def _label(r: Any) -> str:
-    if isinstance(r, ComparisonResult):
-        return f"{r.name_b} {_MINUS} {r.name_a}"
-    if isinstance(r, CorrelationResult):
-        return f"{r.metric} vs {r.human}"
-    return str(r.metric)
+    return str(r.label)
 
 
-_SUPPORTED = "CIResult, ComparisonResult, CorrelationResult or LeaderboardResult"
+def _is_collection(r: Any) -> bool:
+    """A leaderboard (a result whose ``entries`` are results), drawn row by row."""
+    return isinstance(r, Result) and isinstance(getattr(r, "entries", None), tuple | list)
+
+
+def _is_interval(r: Any) -> bool:
+    return isinstance(r, Result) and not _is_collection(r) and bool(r.has_interval)
+
+
+_SUPPORTED = "booteval result (a CIResult, ComparisonResult, ...) or a LeaderboardResult"
 
 
 # ------------------------------------------------------------ distribution
 def plot_distribution(
-    result: CIResult | ComparisonResult | CorrelationResult,
+    result: Result,
     path: str | Path | None = None,
     ax: Axes | None = None,
     *,
@@ -175,10 +178,11 @@ def plot_distribution(
 
     Parameters
     ----------
-    result : CIResult, ComparisonResult or CorrelationResult
-        For a comparison, the distribution of the difference ``B - A``, with 0
-        (no difference) marked. A correlation needs a bootstrap interval (a
-        Fisher interval stores no replicates).
+    result : a booteval result with stored replicates
+        A CIResult, ComparisonResult, CorrelationResult, SeedPoolResult,
+        ThresholdCIResult, TrainingBootstrapResult, ... For a difference, the
+        distribution of ``B - A``, with 0 (no difference) marked. A correlation
+        needs a bootstrap interval (a Fisher interval stores no replicates).
     path : str or Path, optional
         Save the figure there (``.png``, ``.pdf`` or ``.svg``).
     ax : matplotlib Axes, optional
@@ -211,17 +215,17 @@ def plot_distribution(
     iid bootstrap (8 rows)
     """
     target = _check_path(path)
-    if isinstance(result, LeaderboardResult):
+    if _is_collection(result):
         raise InvalidInputError(
             "result",
-            "a CIResult, ComparisonResult or CorrelationResult",
-            "a LeaderboardResult",
+            "a result with one interval (a CIResult, ComparisonResult, ...)",
+            f"a {type(result).__name__}",
             "Use plot_forest or plot_pairwise for a leaderboard.",
         )
-    if not isinstance(result, CIResult | ComparisonResult | CorrelationResult):
+    if not _is_interval(result):
         raise InvalidInputError(
             "result",
-            "a CIResult, ComparisonResult or CorrelationResult",
+            "a booteval result with an interval (a CIResult, ComparisonResult, ...)",
             type(result).__name__,
         )
     dist = result.distribution
@@ -235,7 +239,7 @@ def plot_distribution(
     fig, ax = _axes(ax, figsize, dpi)
     values = np.asarray(dist, dtype=float) * scale
     est, low, high = (result.estimate * scale, result.low * scale, result.high * scale)
-    is_diff = isinstance(result, ComparisonResult)
+    is_diff = isinstance(result, Difference)
     pct = f"{result.confidence_level * 100:g}%"
 
     ax.hist(values, bins=bins, color=_HIST_COLOR, edgecolor="white", linewidth=0.4)
@@ -244,7 +248,7 @@ def plot_distribution(
     for x in (low, high):
         ax.axvline(x, color=_CI_COLOR, ls="--", lw=1.2)
     ax.axvline(est, color=_EST_COLOR, lw=2.2, label=f"estimate {_num(est, digits)}")
-    if is_diff or isinstance(result, CorrelationResult):
+    if result.reference is not None:
         lo, hi = ax.get_xlim()
         if lo <= 0 <= hi:
             zero_label = "no difference (0)" if is_diff else "zero"
@@ -255,12 +259,12 @@ def plot_distribution(
             ax.plot([], [], " ", label=f"0 lies outside the axis, p = {result.p_value:.2g}")
     ax.legend(loc="upper left", fontsize=8, frameon=False)
     ax.set_ylabel("bootstrap replicates")
-    if is_diff:
-        xlabel = f"difference in {result.metric} ({result.name_b} {_MINUS} {result.name_a})"
-    elif isinstance(result, CorrelationResult):
+    if is_diff and hasattr(result, "name_a"):
+        xlabel = f"difference in {result.metric} ({result.label})"
+    elif hasattr(result, "coefficient"):  # a correlation
         xlabel = f"{result.coefficient} correlation ({result.level} level)"
     else:
-        xlabel = str(result.metric)
+        xlabel = str(result.label)
     ax.set_xlabel(_scaled(xlabel, scale))
     ax.margins(y=0.18)  # room for the legend
     head = title if title is not None else _label(result)
@@ -283,7 +287,7 @@ def _rows_of(
     results: Any, labels: Sequence[str] | None, ranks: bool
 ) -> tuple[list[_Row], Any, str | None]:
     """Rows to draw, the result carrying the provenance, and the x reference."""
-    if isinstance(results, LeaderboardResult):
+    if _is_collection(results):
         lb = results
         rows = [
             _Row(
@@ -309,7 +313,7 @@ def _rows_of(
             )
         labels = [str(k) for k in results]
         items = list(results.values())
-    elif isinstance(results, CIResult | ComparisonResult | CorrelationResult):
+    elif isinstance(results, Result):
         items = [results]
     elif isinstance(results, str | bytes) or not isinstance(results, Sequence):
         raise InvalidInputError(
@@ -320,10 +324,10 @@ def _rows_of(
     if not items:
         raise InvalidInputError("results", "at least one result", "an empty collection")
     for i, r in enumerate(items):
-        if not isinstance(r, CIResult | ComparisonResult | CorrelationResult):
+        if not _is_interval(r):
             raise InvalidInputError(
                 "results",
-                "CIResult, ComparisonResult or CorrelationResult items",
+                "results with an interval (CIResult, ComparisonResult, ...)",
                 f"a {type(r).__name__} at position {i}",
                 "Pass a LeaderboardResult on its own, not inside a list.",
             )
@@ -334,7 +338,7 @@ def _rows_of(
             "labels", f"{len(items)} labels (one per result)", f"{len(labels)} labels"
         )
     rows = [_Row(str(lab), r.estimate, r.low, r.high) for lab, r in zip(labels, items, strict=True)]
-    ref = "0" if any(isinstance(r, ComparisonResult | CorrelationResult) for r in items) else None
+    ref = "0" if any(r.reference is not None for r in items) else None
     return rows, items, ref
 
 
@@ -437,7 +441,7 @@ def plot_forest(
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
 
-    if isinstance(source, LeaderboardResult):
+    if _is_collection(source):
         lb = source
         pct = f"{lb.confidence_level * 100:g}%"
         head = title if title is not None else f"{lb.metric}: {k} systems, best first"
@@ -452,9 +456,11 @@ def plot_forest(
         metrics = {getattr(r, "metric", None) for r in items}
         if title is not None:
             head = title
-        elif len(metrics) == 1 and not isinstance(items[0], CorrelationResult):
+        elif metrics == {None} and all(isinstance(r, Difference) for r in items):
+            head = "differences"
+        elif len(metrics) == 1 and not hasattr(items[0], "coefficient"):
             head = str(metrics.pop())
-            if all(isinstance(r, ComparisonResult) for r in items):
+            if all(isinstance(r, Difference) for r in items):
                 head = f"differences in {head}"
         else:
             head = ""

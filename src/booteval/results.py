@@ -106,7 +106,17 @@ class Result:
     # field or property. They are served by __getattr__ (not as class attributes, which
     # the dataclass machinery would take for the fields' defaults).
     _protocol_defaults: Mapping[str, Any] = MappingProxyType(
-        {"seed": None, "n_resamples": None, "notes": (), "has_interval": True}
+        {
+            "seed": None,
+            "n_resamples": None,
+            "notes": (),
+            "has_interval": True,
+            # for pictures: the bootstrap replicates (None where none are stored), the
+            # name of what is estimated, and a value to mark (0 for a difference)
+            "distribution": None,
+            "label": lambda r: str(getattr(r, "metric", None) or type(r).__name__),
+            "reference": None,
+        }
     )
 
     def __getattr__(self, name: str) -> Any:
@@ -165,6 +175,20 @@ class Result:
     def __str__(self) -> str:
         return self.format()
 
+    def plot(self, path: str | None = None, **kwargs: Any) -> Any:
+        """A picture of the result: its bootstrap distribution with the estimate and
+        interval marked where replicates are stored, otherwise the interval on a line.
+
+        Needs matplotlib (``pip install 'booteval[plot]'``); see :mod:`booteval.plot` for
+        the options. Returns the figure.
+        """
+        from .plot import plot_distribution, plot_forest
+
+        dist = self.distribution
+        if dist is not None and np.size(dist) > 0:
+            return plot_distribution(self, path, **kwargs)
+        return plot_forest([self], path=path, **kwargs)
+
     def describe(self, scale: float = 1.0, digits: int = 4) -> str:
         """The interval, how it was computed and the notes, in a few lines."""
         level = self.confidence_level
@@ -193,7 +217,15 @@ class Difference(Result):
     plus ``p_value`` and ``excludes_zero`` (the interval lies on one side of 0)."""
 
     _protocol_defaults = protocol_defaults(
-        Result, p_value=math.nan, excludes_zero=lambda r: bool(r.low > 0 or r.high < 0)
+        Result,
+        p_value=math.nan,
+        excludes_zero=lambda r: bool(r.low > 0 or r.high < 0),
+        reference=0.0,
+        label=lambda r: (
+            f"{r.name_b} \u2212 {r.name_a}"
+            if hasattr(r, "name_a") and hasattr(r, "name_b")
+            else "B \u2212 A"
+        ),
     )
 
 
