@@ -75,6 +75,7 @@ from .oob import (
     point632,
     point632_plus,
 )
+from .options import BootstrapOptions
 from .power import (
     PowerAnalysis,
     minimum_detectable_effect,
@@ -124,6 +125,7 @@ __all__ = [
     "BootevalError",
     "BootevalWarning",
     "BootstrapErrorEstimates",
+    "BootstrapOptions",
     "CIResult",
     "CVInterval",
     "CallableMetric",

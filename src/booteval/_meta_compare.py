@@ -30,6 +30,7 @@ from ._meta_results import CorrelationComparison
 from ._params import validated
 from ._validation import check_n_resamples, check_seed
 from .intervals import compute_interval
+from .options import accepts_options
 from .results import freeze
 
 __all__ = ["compare_correlations"]
@@ -193,6 +194,7 @@ def _williams(r12: float, r13: float, r23: float, n: int, alternative: str) -> t
     return t, min(1.0, p)
 
 
+@accepts_options
 @validated
 def compare_correlations(
     X_a: Any,

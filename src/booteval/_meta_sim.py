@@ -15,6 +15,7 @@ from ._streams import seed_sequence
 from ._validation import check_n_resamples, check_positive_int, check_seed
 from .analytic import fisher_z_interval
 from .intervals import compute_interval
+from .options import accepts_options
 
 __all__ = ["simulate_correlation_coverage", "true_correlation"]
 
@@ -80,6 +81,7 @@ def _check_sd(value: object, name: str) -> float:
     return float(value)
 
 
+@accepts_options
 @validated
 def simulate_correlation_coverage(
     *,

@@ -21,6 +21,7 @@ from .design import Design, make_design
 from .intervals import compute_interval
 from .metrics import Metric, resolve_metric
 from .metrics._base import Evaluator
+from .options import accepts_options
 from .results import Difference, freeze
 
 __all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]
@@ -283,6 +284,7 @@ def _bind_pair(
     return stacked, design, n_a
 
 
+@accepts_options
 @validated
 @progress_option
 def compare(

@@ -26,6 +26,7 @@ from .analytic import wilson_interval
 from .design import make_design
 from .intervals import METHODS, resolve_transform
 from .metrics import Metric, resolve_metric
+from .options import accepts_options
 from .results import CIResult, IntervalRecipe, LazyJackknife, freeze
 
 __all__ = ["ci"]
@@ -114,6 +115,7 @@ def _proportion_pointer(
     )
 
 
+@accepts_options
 @validated
 @progress_option
 def ci(

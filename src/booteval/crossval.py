@@ -76,6 +76,7 @@ from ._validation import (
     check_seed,
     describe_value,
 )
+from .options import accepts_options
 from .results import Result
 
 __all__ = ["CVInterval", "NestedCVInterval", "cv_t_interval", "nested_cv_interval"]
@@ -436,6 +437,7 @@ def _check_xy(x: object, y: object) -> tuple[np.ndarray, np.ndarray]:
 # --------------------------------------------------------------------------- nested CV
 
 
+@accepts_options
 @validated
 def nested_cv_interval(
     X: Any,

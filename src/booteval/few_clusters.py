@@ -87,6 +87,7 @@ from ._params import validated
 from ._streams import generator
 from ._validation import as_float_array, as_group_labels, check_n_resamples, check_seed
 from .analytic import AnalyticInterval
+from .options import accepts_options
 from .wild import MULTIPLIERS, draw_multipliers
 
 __all__ = [
@@ -422,6 +423,7 @@ def _order_statistic_indices(b: int, level: float) -> tuple[int, int]:
     return k - 1, b - k
 
 
+@accepts_options
 @validated
 def wild_cluster_ci(
     scores: object,

@@ -62,6 +62,7 @@ from .comparison import bootstrap_p_value
 from .design import make_design
 from .intervals import compute_interval, order_statistic_quantile
 from .metrics import Metric, resolve_metric
+from .options import accepts_options
 from .results import Difference, Result, freeze, protocol_defaults
 
 __all__ = [
@@ -679,6 +680,7 @@ def _from_long(
     )
 
 
+@accepts_options
 @validated
 @progress_option
 def leaderboard(

@@ -94,6 +94,7 @@ from ._meta_results import CorrelationComparison, CorrelationResult, CoverageRow
 from ._meta_sim import simulate_correlation_coverage
 from ._params import validated
 from ._validation import check_n_resamples, check_seed, describe_value
+from .options import accepts_options
 
 __all__ = [
     "ALTERNATIVES",
@@ -116,6 +117,7 @@ __all__ = [
 
 
 # ------------------------------------------------------------------------------ correlate
+@accepts_options
 @validated
 def correlate(
     X: Any,
@@ -199,6 +201,7 @@ def correlate(
     )
 
 
+@accepts_options
 @validated
 def correlate_metrics(
     metrics: Mapping[str, Any],

@@ -60,6 +60,7 @@ from ._errors import InvalidInputError
 from ._params import validated
 from .design import make_design
 from .metrics._base import _matmul
+from .options import accepts_options
 from .results import CIResult, IntervalRecipe, LazyJackknife, freeze
 
 __all__ = [
@@ -194,6 +195,7 @@ def macro_average(
     return float(_nanmean_rows(per_label_scores(y_true, y_pred, metric, undefined)))
 
 
+@accepts_options
 @validated
 def multilabel_ci(
     y_true: object,

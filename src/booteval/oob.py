@@ -79,6 +79,7 @@ from ._validation import (
     describe_value,
 )
 from .crossval import _check_xy, _resolve_learner, _resolve_loss
+from .options import accepts_options
 from .results import Result, protocol_defaults
 
 __all__ = [
@@ -413,6 +414,7 @@ def _normal(est: float, se: float, level: float, lo: float, hi: float) -> tuple[
     return max(est - z * se, lo), min(est + z * se, hi)
 
 
+@accepts_options
 @renamed(n_bootstraps="n_resamples")
 @validated
 def bootstrap_error_estimates(
@@ -565,6 +567,7 @@ def bootstrap_error_estimates(
     )
 
 
+@accepts_options
 @validated
 def oob_ensemble_extrapolation(
     X: Any,

@@ -62,6 +62,7 @@ from .confidence import ci
 from .design import make_design
 from .intervals import compute_interval
 from .metrics._regression import Mean
+from .options import accepts_options
 from .results import CIResult, freeze
 
 __all__ = [
@@ -202,6 +203,7 @@ def _n_rows(x: object, name: str) -> int:
 
 
 # ------------------------------------------------------------------ nested_ci
+@accepts_options
 @validated
 def nested_ci(
     scores: Any,
@@ -495,6 +497,7 @@ def _per_problem(correct: Any, items: Any, clusters: Any, name: str = "correct")
     return g, g.counts.astype(np.int64), c
 
 
+@accepts_options
 @validated
 def pass_at_k(
     correct: Any,
@@ -549,6 +552,7 @@ def pass_at_k(
     )  # fmt: skip
 
 
+@accepts_options
 @validated
 def compare_pass_at_k(
     correct_a: Any,
@@ -654,6 +658,7 @@ def _majority_probability(counts: np.ndarray, target: int, k: int) -> float:
     return prob
 
 
+@accepts_options
 @validated
 def majority_vote_at_k(
     answers: Any,

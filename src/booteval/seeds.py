@@ -65,6 +65,7 @@ from .design import Design, make_design
 from .intervals import compute_interval, order_statistic_quantile
 from .metrics import Metric, resolve_metric
 from .metrics._base import Evaluator
+from .options import accepts_options
 from .results import Difference, Result, freeze
 
 __all__ = [
@@ -420,6 +421,7 @@ def _clip(lo: float, hi: float, bounds: Any) -> tuple[float, float, tuple[str, .
 
 
 # --------------------------------------------------------------- public API
+@accepts_options
 @validated
 @progress_option
 def pool_seeds(
@@ -571,6 +573,7 @@ def _pool(
     )  # fmt: skip
 
 
+@accepts_options
 @validated
 @progress_option
 def compare_methods(

@@ -70,6 +70,7 @@ from ._validation import (
 from .design import Design, make_design
 from .metrics import Metric, resolve_metric
 from .metrics._base import Evaluator, SumEvaluator, _matmul
+from .options import accepts_options
 from .results import Difference, freeze, protocol_defaults
 
 __all__ = [
@@ -749,6 +750,7 @@ def _count_extreme(null: np.ndarray, t: float, alternative: str, tol: float) -> 
 # --------------------------------------------------------------------------------------------
 
 
+@accepts_options
 @validated
 def permutation_test(
     *data: Any,

@@ -76,6 +76,7 @@ from ._validation import (
 from .comparison import ALTERNATIVES, ComparisonResult, bootstrap_p_value
 from .design import Design, make_design
 from .intervals import compute_interval
+from .options import accepts_options
 from .results import CIResult, IntervalRecipe, LazyJackknife, freeze
 
 __all__ = [
@@ -973,6 +974,7 @@ class ThresholdComparisonResult(ComparisonResult):
 
 
 # ------------------------------------------------------------------ public
+@accepts_options
 @validated
 def threshold_ci(
     y_val: Any,
@@ -1115,6 +1117,7 @@ def threshold_ci(
     return result.with_method(opts.method)
 
 
+@accepts_options
 @validated
 def threshold_compare(
     y_val: Any,

@@ -42,6 +42,7 @@ from ._validation import check_confidence_level, check_positive_int, check_seed
 from .design import make_design
 from .intervals import compute_interval
 from .metrics import Metric, resolve_metric
+from .options import accepts_options
 from .results import Result, freeze
 
 __all__ = ["TRAINING_METHODS", "TrainingBootstrapResult", "bootstrap_training"]
@@ -279,6 +280,7 @@ def _joblib_jobs(n_jobs: Any) -> Any:
     return n_jobs
 
 
+@accepts_options
 @renamed(n_jobs=("workers", _joblib_jobs), test_strata="strata_test", test_clusters="clusters_test")
 @validated
 def bootstrap_training(

@@ -90,6 +90,7 @@ from ._params import validated
 from ._streams import generator
 from ._validation import as_float_array, check_same_length, describe_value
 from .metrics._base import _matmul
+from .options import accepts_options
 from .results import CIResult, IntervalRecipe, freeze
 
 __all__ = [
@@ -220,6 +221,7 @@ def _as_statistic_values(value: object) -> np.ndarray:
     return a.reshape(-1)
 
 
+@accepts_options
 @validated
 def wild_ci(
     X: object,
