@@ -314,3 +314,16 @@ def test_pinned_leaderboard_is_unchanged():
         ["0x1.a222222222222p-1", "0x1.8888888888889p-1", "0x1.b69d0369d036ap-1"],
         ["0x1.8bf258bf258bfp-1", "0x1.740da740da741p-1", "0x1.a3d70a3d70a3dp-1"],
     ]
+
+
+@pytest.mark.parametrize(
+    "transform", ["logit", (np.log, np.exp)], ids=["logit", "custom pair of functions"]
+)
+def test_results_with_a_transform_pickle_and_recompute(transform):
+    x = np.clip(SC, 0.01, 0.99) if transform == "logit" else SC + 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = booteval.ci(x, transform=transform, method="normal", **B)
+        back = pickle.loads(pickle.dumps(r))
+        assert back == r
+        assert back.with_method("basic") == r.with_method("basic")

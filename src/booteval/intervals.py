@@ -80,35 +80,61 @@ class Transform:
     derivative: Callable[[np.ndarray], np.ndarray]
 
 
-def _logit_transform(n: int) -> Transform:
-    k = float(n)
+@dataclass(frozen=True)
+class _Logit:
+    """One map of the continuity-corrected logit for ``n`` rows (module-level, so that
+    results holding it pickle): ``part`` is "forward", "inverse" or "derivative"."""
 
-    def fwd(p: np.ndarray) -> np.ndarray:
-        q = (np.asarray(p, dtype=float) * k + 0.5) / (k + 1.0)
-        return np.log(q) - np.log1p(-q)
+    k: float
+    part: str
 
-    def inv(z: np.ndarray) -> np.ndarray:
-        return np.clip((expit(np.asarray(z, dtype=float)) * (k + 1.0) - 0.5) / k, 0.0, 1.0)
-
-    def der(p: np.ndarray) -> np.ndarray:
-        q = (np.asarray(p, dtype=float) * k + 0.5) / (k + 1.0)
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        k = self.k
+        if self.part == "inverse":
+            return np.clip((expit(np.asarray(x, dtype=float)) * (k + 1.0) - 0.5) / k, 0.0, 1.0)
+        q = (np.asarray(x, dtype=float) * k + 0.5) / (k + 1.0)
+        if self.part == "forward":
+            return np.log(q) - np.log1p(-q)
         return (k / (k + 1.0)) / (q * (1.0 - q))
 
-    return Transform(f"logit (continuity-corrected, n={n})", fwd, inv, der)
+
+def _logit_transform(n: int) -> Transform:
+    k = float(n)
+    return Transform(
+        f"logit (continuity-corrected, n={n})",
+        _Logit(k, "forward"),
+        _Logit(k, "inverse"),
+        _Logit(k, "derivative"),
+    )
 
 
 _FISHER_EDGE = 1.0 - 1e-12
 
 
+def _fisher_forward(r: np.ndarray) -> np.ndarray:
+    return np.arctanh(np.clip(np.asarray(r, dtype=float), -_FISHER_EDGE, _FISHER_EDGE))
+
+
+def _fisher_derivative(r: np.ndarray) -> np.ndarray:
+    rr = np.clip(np.asarray(r, dtype=float), -_FISHER_EDGE, _FISHER_EDGE)
+    return 1.0 / (1.0 - rr * rr)
+
+
 def _fisher_transform() -> Transform:
-    def fwd(r: np.ndarray) -> np.ndarray:
-        return np.arctanh(np.clip(np.asarray(r, dtype=float), -_FISHER_EDGE, _FISHER_EDGE))
+    return Transform("fisher z", _fisher_forward, np.tanh, _fisher_derivative)
 
-    def der(r: np.ndarray) -> np.ndarray:
-        rr = np.clip(np.asarray(r, dtype=float), -_FISHER_EDGE, _FISHER_EDGE)
-        return 1.0 / (1.0 - rr * rr)
 
-    return Transform("fisher z", fwd, np.tanh, der)
+@dataclass(frozen=True)
+class _NumericDerivative:
+    """The central-difference derivative of a user's forward map (picklable when the map
+    is)."""
+
+    forward: Callable[[np.ndarray], np.ndarray]
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=float)
+        h = 1e-6 * np.maximum(1.0, np.abs(x))
+        return (np.asarray(self.forward(x + h)) - np.asarray(self.forward(x - h))) / (2 * h)
 
 
 TRANSFORMS: tuple[str, ...] = ("logit", "fisher")
@@ -151,13 +177,7 @@ def resolve_transform(transform: object, n: int) -> Transform | None:
         )
     if isinstance(transform, tuple) and len(transform) == 2 and all(map(callable, transform)):
         fwd, inv = transform
-
-        def der(x: np.ndarray) -> np.ndarray:
-            x = np.asarray(x, dtype=float)
-            h = 1e-6 * np.maximum(1.0, np.abs(x))
-            return (np.asarray(fwd(x + h)) - np.asarray(fwd(x - h))) / (2 * h)
-
-        return Transform(getattr(fwd, "__name__", "custom"), fwd, inv, der)
+        return Transform(getattr(fwd, "__name__", "custom"), fwd, inv, _NumericDerivative(fwd))
     raise InvalidInputError(
         "transform",
         "None, 'logit', 'fisher', a Transform, or a pair of callables (forward, inverse)",
