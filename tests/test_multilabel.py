@@ -182,3 +182,17 @@ def test_accepts_boolean_sparse_and_pandas():
     for a, b in ((yt.astype(bool), yp.astype(bool)), (sp.csr_matrix(yt), sp.csr_matrix(yp))):
         r = multilabel_ci(a, b, n_resamples=100, seed=1)
         np.testing.assert_array_equal(r.distribution, ref.distribution)
+
+
+@pytest.mark.parametrize("resample", ["instances", "labels"])
+def test_the_engine_loop_gives_the_same_replicates_for_any_batch_and_workers(resample):
+    rng = np.random.default_rng(8)
+    yt = (rng.random((120, 6)) < 0.3).astype(int)
+    yp = np.where(rng.random((120, 6)) < 0.8, yt, 1 - yt)
+    kw = dict(resample=resample, n_resamples=1500, seed=2, metric="f1")
+    ref = multilabel_ci(yt, yp, batch=1500, workers=1, **kw)
+    calls = []
+    other = multilabel_ci(yt, yp, batch=97, workers=2, progress=lambda d, t: calls.append(d), **kw)
+    assert np.array_equal(ref.distribution, other.distribution)
+    assert ref.details["mean_undefined_labels"] == other.details["mean_undefined_labels"]
+    assert calls[-1] == 1500 and calls == sorted(calls)

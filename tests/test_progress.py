@@ -41,6 +41,8 @@ CALLS = {
                                                 seed=1, progress=p),
     "compare_methods": lambda p: booteval.compare_methods(Y, [P, Q], [Q, P], metric="accuracy",
                                                           n_resamples=900, seed=1, progress=p),
+    "multilabel_ci": lambda p: booteval.multilabel_ci(np.c_[Y, 1 - Y, P], np.c_[P, 1 - P, Q],
+                                                      n_resamples=900, seed=1, progress=p),
 }  # fmt: skip
 
 

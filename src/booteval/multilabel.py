@@ -52,12 +52,15 @@ following ``resample``), ``"percentile"``, ``"basic"``, ``"normal"``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 
-from ._engine import check_choice, check_run_options, screen_undefined
+from ._engine import check_choice, check_run_options, run_replicates, screen_undefined
 from ._errors import InvalidInputError
 from ._params import validated
+from ._progress import progress_option
 from .design import make_design
 from .metrics._base import _matmul
 from .options import accepts_options
@@ -195,8 +198,28 @@ def macro_average(
     return float(_nanmean_rows(per_label_scores(y_true, y_pred, metric, undefined)))
 
 
+class _Replicates:
+    """The engine's view of a multi-label run: ``(macro score, undefined labels)`` per
+    replicate from a batch of unit weights."""
+
+    design = None
+    has_standard_error = False
+    thread_safe = True
+
+    def __init__(self, replicate: Any, estimate: tuple[float, float]) -> None:
+        self._replicate = replicate
+        self._estimate = np.array(estimate)
+
+    def estimate(self) -> np.ndarray:
+        return self._estimate
+
+    def replicates(self, unit_weights: np.ndarray) -> np.ndarray:
+        return self._replicate(unit_weights)
+
+
 @accepts_options
 @validated
+@progress_option
 def multilabel_ci(
     y_true: object,
     y_pred: object,
@@ -210,6 +233,8 @@ def multilabel_ci(
     seed: int | None = None,
     batch: int | None = None,
     on_undefined: str = "drop",
+    workers: int | None = None,
+    progress: Any = None,
 ) -> CIResult:
     """Bootstrap interval for macro-averaged recall or F1 of multi-label predictions.
 
@@ -233,6 +258,11 @@ def multilabel_ci(
         Replicates per batch (results do not depend on it).
     on_undefined : {"drop", "raise"}
         For replicates with no defined label (only under ``"exclude"``).
+    workers : int, optional
+        Threads for the resampling (default: all cores); never changes the result.
+    progress : None, True or callable, optional
+        ``True`` prints the replicates done to stderr every few seconds; a callable is
+        called as ``progress(done, total)`` after each batch of replicates.
 
     Returns
     -------
@@ -259,6 +289,7 @@ def multilabel_ci(
         method=method,
         on_undefined=on_undefined,
         batch=batch,
+        workers=workers,
     )
     check_choice(method, "method", MULTILABEL_METHODS)
     check_choice(metric, "metric", MULTILABEL_METRICS)
@@ -286,12 +317,8 @@ def multilabel_ci(
 
     if resample == "instances":
         design = make_design(n)
-        size = opts.batch or max(1, min(b, design.block_size))
-        reps = np.empty(b)
-        undef_count = 0.0
-        for start in range(0, b, size):
-            stop = min(start + size, b)
-            w = design.unit_weights(seed_int, start, stop)
+
+        def replicate(w: np.ndarray) -> np.ndarray:
             sums = _matmul(w, stats_sparse)  # (batch, 3L): one sparse product per batch
             vals, und = _scores(
                 sums[:, :n_labels],
@@ -300,8 +327,8 @@ def multilabel_ci(
                 metric,
                 undefined,
             )
-            reps[start:stop] = _nanmean_rows(vals)
-            undef_count += float(und.sum())
+            return np.column_stack([_nanmean_rows(vals), und.sum(axis=1)])
+
         units, unit_name = n, "instances"
 
         def jackknife() -> np.ndarray:
@@ -334,14 +361,12 @@ def multilabel_ci(
                 "from a population of labels and is rough with so few"
             )
         design = make_design(n_labels)
-        size = opts.batch or max(1, min(b, design.block_size))
-        reps = np.empty(b)
-        undef_count = 0.0
-        for start in range(0, b, size):
-            stop = min(start + size, b)
-            w = design.unit_weights(seed_int, start, stop)  # (batch, L) label counts
-            reps[start:stop] = _nanmean_rows(np.broadcast_to(lab_vals, w.shape), w)
-            undef_count += float((w @ lab_undef.astype(float)).sum())
+
+        def replicate(w: np.ndarray) -> np.ndarray:  # w: (batch, L) label counts
+            return np.column_stack(
+                [_nanmean_rows(np.broadcast_to(lab_vals, w.shape), w), w @ lab_undef.astype(float)]
+            )
+
         units, unit_name = n_labels, "labels"
 
         def jackknife() -> np.ndarray:
@@ -359,6 +384,12 @@ def multilabel_ci(
             + (" and no predicted positives" if metric == "f1" else "")
             + f" on the original data: counted as {_POLICY_TEXT[undefined]}"
         )
+    # the engine's loop (batches, threads, progress); column 1 counts undefined labels
+    pairs, _ = run_replicates(
+        _Replicates(replicate, (estimate, float(n_undef_labels))), design, b, seed_int,
+        opts.batch, workers=opts.workers,
+    )  # fmt: skip
+    reps, undef_count = pairs[:, 0], float(pairs[:, 1].sum())
     defined = np.isfinite(reps)
     label = f"macro {metric}"
     n_undefined = screen_undefined(defined, f"{label} (every label undefined)", opts.on_undefined)
