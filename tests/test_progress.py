@@ -43,6 +43,8 @@ CALLS = {
                                                           n_resamples=900, seed=1, progress=p),
     "multilabel_ci": lambda p: booteval.multilabel_ci(np.c_[Y, 1 - Y, P], np.c_[P, 1 - P, Q],
                                                       n_resamples=900, seed=1, progress=p),
+    "wild_ci": lambda p: booteval.wild_ci(np.c_[X[:200]], X[:200] * 2 + Y[:200], 1,
+                                          n_resamples=900, seed=1, progress=p),
 }  # fmt: skip
 
 

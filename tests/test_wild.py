@@ -301,3 +301,16 @@ def test_no_runtime_warnings_on_leverage_one():
         warnings.simplefilter("error", RuntimeWarning)
         r = wild_ci(x, y, 2, n_resamples=100, seed=0)
     assert any("leverage 1" in note for note in r.notes)
+
+
+def test_wild_runs_on_the_engine_loop_for_any_batch_and_workers():
+    rng = np.random.default_rng(12)
+    x = rng.random((90, 2))
+    y = x @ [1.0, -2.0] + rng.normal(0, 0.3 + x[:, 0], 90)
+    kw = dict(n_resamples=1200, seed=3, method="studentized")
+    ref = wild_ci(x, y, 1, batch=1200, workers=1, **kw)
+    calls = []
+    other = wild_ci(x, y, 1, batch=77, workers=2, progress=lambda d, t: calls.append(d), **kw)
+    assert np.array_equal(ref.distribution, other.distribution)
+    assert np.array_equal(ref.replicate_standard_errors, other.replicate_standard_errors)
+    assert calls[-1] == 1200 and calls == sorted(calls)

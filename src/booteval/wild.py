@@ -84,9 +84,10 @@ from typing import Any
 
 import numpy as np
 
-from ._engine import check_choice, check_run_options, screen_undefined
+from ._engine import check_choice, check_run_options, run_replicates, screen_undefined
 from ._errors import InvalidInputError
 from ._params import validated
+from ._progress import progress_option
 from ._streams import generator
 from ._validation import as_float_array, check_same_length, describe_value
 from .metrics._base import _matmul
@@ -191,6 +192,50 @@ def _multipliers(name: str, n: int, seed: int, start: int, stop: int) -> np.ndar
     return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
 
 
+class _MultiplierSource:
+    """The wild bootstrap's weight source for the engine: ``unit_weights(seed, start,
+    stop)`` are the multipliers of replicates ``start .. stop - 1`` (one per row), drawn
+    from the ``wild`` stream in fixed blocks, so they do not depend on the batching."""
+
+    clustered = False
+
+    def __init__(self, name: str, n: int) -> None:
+        self.name, self.n = name, n
+        self.block_size = _block_size(n)
+
+    def unit_weights(self, seed: int, start: int, stop: int) -> np.ndarray:
+        return _multipliers(self.name, self.n, seed, start, stop)
+
+
+class _WildRun:
+    """The engine's view of a wild bootstrap: the statistics of a batch of multiplier
+    rows (and their HC standard errors for a studentized interval)."""
+
+    design = None
+
+    def __init__(
+        self,
+        estimate: np.ndarray,
+        replicate: Callable[[np.ndarray], np.ndarray],
+        standard_errors: Callable[[np.ndarray], np.ndarray] | None,
+        *,
+        thread_safe: bool,
+    ) -> None:
+        self._estimate, self._replicate, self._ses = estimate, replicate, standard_errors
+        self.has_standard_error = standard_errors is not None
+        self.thread_safe = thread_safe
+
+    def estimate(self) -> np.ndarray:
+        return self._estimate
+
+    def replicates(self, weights: np.ndarray) -> np.ndarray:
+        return self._replicate(weights)
+
+    def standard_errors(self, weights: np.ndarray) -> np.ndarray:
+        assert self._ses is not None
+        return self._ses(weights)
+
+
 def _leverages(design: np.ndarray) -> np.ndarray:
     """Diagonal of the hat matrix of a least-squares fit on ``design`` (rank-aware)."""
     u, s, _ = np.linalg.svd(design, full_matrices=False)
@@ -223,6 +268,7 @@ def _as_statistic_values(value: object) -> np.ndarray:
 
 @accepts_options
 @validated
+@progress_option
 def wild_ci(
     X: object,
     y: object,
@@ -240,6 +286,8 @@ def wild_ci(
     batch: int | None = None,
     on_undefined: str = "drop",
     vectorized: bool = False,
+    workers: int | None = None,
+    progress: Any = None,
 ) -> CIResult | tuple[CIResult, ...]:
     """Wild-bootstrap confidence interval for any statistic of a refitted regression.
 
@@ -282,6 +330,13 @@ def wild_ci(
         dropped and counted (``"drop"``) or raise.
     vectorized : bool
         See ``statistic``.
+    workers : int, optional
+        Threads for the resampling (default: all cores) when the statistic is a
+        coefficient of the default fit; a callable statistic or fit runs on one thread.
+        Never changes the result.
+    progress : None, True or callable, optional
+        ``True`` prints the replicates done to stderr every few seconds; a callable is
+        called as ``progress(done, total)`` after each batch of replicates.
 
     Returns
     -------
@@ -312,6 +367,7 @@ def wild_ci(
         method=method,
         on_undefined=on_undefined,
         batch=batch,
+        workers=workers,
     )
     check_choice(method, "method", WILD_METHODS)
     check_choice(multipliers, "multipliers", MULTIPLIERS)
@@ -353,7 +409,6 @@ def wild_ci(
     h = _leverages(design)
     factor, n_lev1 = _rescale_factor(h, residuals)
     seed_int, b = opts.seed, opts.n_resamples
-    size = opts.batch or _block_size(n)
     first_error: list[str] = []
 
     if fit is None:
@@ -396,28 +451,39 @@ def wild_ci(
 
         est = stats_of(beta_hat[None, :])[0]
         k = est.size
-        reps = np.empty((b, k))
         want_se = method == "studentized"
-        ses = np.empty(b) if want_se else None
         aj2 = a_mat[int(statistic)] ** 2 * factor**2 if want_se else None
-        for start in range(0, b, size):
-            stop = min(start + size, b)
-            v = _multipliers(multipliers, n, seed_int, start, stop)  # (batch, n)
+
+        def betas_of(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # v (batch, n)
             y_star = fitted[None, :] + r[None, :] * v
-            betas = _matmul(y_star, a_mat.T)  # (batch, p), each row summed batch-independently
-            vals = stats_of(betas)
+            # (batch, p), each row summed batch-independently
+            return y_star, _matmul(y_star, a_mat.T)
+
+        def replicate(v: np.ndarray) -> np.ndarray:
+            vals = stats_of(betas_of(v)[1])
             if vals.shape[1] != k:
                 raise InvalidInputError(
                     "statistic",
                     f"{k} value(s) per replicate, as on the original data",
                     f"{vals.shape[1]}",
                 )
-            reps[start:stop] = vals
-            if ses is not None:
-                e_star = y_star.copy()
-                for c in range(p):
-                    e_star -= betas[:, c : c + 1] * design[:, c]
-                ses[start:stop] = np.sqrt(_matmul(e_star**2, aj2[:, None])[:, 0])
+            return vals
+
+        def standard_errors(v: np.ndarray) -> np.ndarray:  # HC standard errors
+            y_star, betas = betas_of(v)
+            e_star = y_star.copy()
+            for c in range(p):
+                e_star -= betas[:, c : c + 1] * design[:, c]
+            return np.sqrt(_matmul(e_star**2, aj2[:, None])[:, 0])
+
+        run = _WildRun(
+            est, replicate, standard_errors if want_se else None,
+            thread_safe=statistic is None or isinstance(statistic, (int, np.integer)),
+        )  # fmt: skip
+        reps, ses = run_replicates(
+            run, _MultiplierSource(multipliers, n), b, seed_int, opts.batch, want_se=want_se,
+            workers=opts.workers,
+        )  # fmt: skip
         se_hat = float(np.sqrt(resid**2 @ aj2)) if want_se else None
         fit_name = "OLS (numpy.linalg.lstsq, vectorized)"
     else:
@@ -438,12 +504,11 @@ def wild_ci(
         r = (yv - fitted) * factor
         est = _as_statistic_values(statistic(model))
         k = est.size
-        reps = np.full((b, k), np.nan)
-        ses, se_hat = None, None
-        for start in range(0, b, size):
-            stop = min(start + size, b)
-            v = _multipliers(multipliers, n, seed_int, start, stop)
-            for i in range(stop - start):
+        se_hat = None
+
+        def refit(v: np.ndarray) -> np.ndarray:  # one refit per replicate
+            out = np.full((v.shape[0], k), np.nan)
+            for i in range(v.shape[0]):
                 try:
                     vals = _as_statistic_values(statistic(fit(x, fitted + r * v[i])))
                 except InvalidInputError:
@@ -458,7 +523,13 @@ def wild_ci(
                         f"{k} value(s) per replicate, as on the original data",
                         f"{vals.size}",
                     )
-                reps[start + i] = vals
+                out[i] = vals
+            return out
+
+        reps, ses = run_replicates(
+            _WildRun(est, refit, None, thread_safe=False), _MultiplierSource(multipliers, n),
+            b, seed_int, opts.batch, workers=1,
+        )  # fmt: skip
         fit_name = getattr(fit, "__name__", "custom fit")
 
     notes: list[str] = []
