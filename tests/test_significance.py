@@ -670,3 +670,19 @@ def test_null_rejection_rates_clustered():
     assert _rate(naive_t) > 0.15, _rate(naive_t)
     assert 0.02 <= _rate(cl_perm) <= 0.08, _rate(cl_perm)
     assert 0.02 <= _rate(cl_t) <= 0.08, _rate(cl_t)
+
+
+def test_permutations_run_on_the_engine_loop_for_any_batch_and_workers():
+    rng = np.random.default_rng(21)
+    y = (rng.random(200) < 0.5).astype(int)
+    a = np.where(rng.random(200) < 0.8, y, 1 - y)
+    b = np.where(rng.random(200) < 0.75, y, 1 - y)
+    kw = dict(metric="accuracy", n_permutations=2500, seed=4)
+    ref = permutation_test(y, a, b, batch=2500, workers=1, **kw)
+    calls = []
+    other = permutation_test(
+        y, a, b, batch=97, workers=2, progress=lambda d, t: calls.append(d), **kw
+    )
+    assert np.array_equal(ref.distribution, other.distribution)
+    assert ref.p_value == other.p_value
+    assert calls[-1] == 2500 and calls == sorted(calls)

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._engine import check_choice
+from ._engine import check_choice, run_replicates
 from ._errors import (
     BootevalError,
     DegenerateIntervalWarning,
@@ -55,6 +55,7 @@ from ._format import format_p_value
 from ._lazy import stats as _stats
 from ._paired import split_systems, validate_system
 from ._params import validated
+from ._progress import progress_option
 from ._streams import generator
 from ._validation import (
     as_float_array,
@@ -737,6 +738,38 @@ def _exact_swaps(k: int, start: int, stop: int) -> np.ndarray:
     return ((r[:, None] >> np.arange(k, dtype=np.int64)) & 1).astype(np.float64)
 
 
+class _SwapSource:
+    """Swap indicators as the engine's weight source: all ``2**k`` in binary order when
+    exact, else random swaps from the ``permutation`` stream (independent of batching)."""
+
+    clustered = False
+
+    def __init__(self, k: int, exact: bool, block_size: int) -> None:
+        self.k, self.exact, self.block_size = k, exact, block_size
+
+    def unit_weights(self, seed: int, start: int, stop: int) -> np.ndarray:
+        if self.exact:
+            return _exact_swaps(self.k, start, stop)
+        return _random_swaps(seed, self.k, start, stop)
+
+
+class _SwapRun:
+    """The engine's view of a permutation test: the statistic under each swap."""
+
+    design = None
+    has_standard_error = False
+
+    def __init__(self, swapper: Any) -> None:
+        self._swapper = swapper
+        self.thread_safe = bool(swapper.vectorized)  # a callable metric: one thread
+
+    def estimate(self) -> float:
+        return 0.0  # one value per swap
+
+    def replicates(self, swaps: np.ndarray) -> np.ndarray:
+        return self._swapper.statistics(swaps)
+
+
 def _count_extreme(null: np.ndarray, t: float, alternative: str, tol: float) -> int:
     if alternative == "greater":
         return int(np.count_nonzero(null >= t - tol))
@@ -752,6 +785,7 @@ def _count_extreme(null: np.ndarray, t: float, alternative: str, tol: float) -> 
 
 @accepts_options
 @validated
+@progress_option
 def permutation_test(
     *data: Any,
     metric: str | Metric | Callable[..., float] | None = None,
@@ -764,6 +798,8 @@ def permutation_test(
     names: tuple[str, str] = ("A", "B"),
     exact: bool | str = "auto",
     batch: int | None = None,
+    workers: int | None = None,
+    progress: Any = None,
 ) -> PermutationTestResult:
     """Paired permutation (approximate randomization) test of ``metric(B) - metric(A)``.
 
@@ -802,6 +838,12 @@ def permutation_test(
         beyond ``2**20`` swaps); ``False``: always draw ``n_permutations`` random swaps.
     batch : int, optional
         Swaps evaluated at a time (bounds memory); never changes the result.
+    workers : int, optional
+        Threads (default: all cores) for registry metrics; a callable metric runs on
+        one thread. Never changes the result.
+    progress : None, True or callable, optional
+        ``True`` prints the swaps done to stderr every few seconds; a callable is called
+        as ``progress(done, total)`` after each batch of swaps.
 
     Returns
     -------
@@ -899,11 +941,11 @@ def permutation_test(
     is_exact = exact_opt is True or (exact_opt == "auto" and k < 63 and (1 << k) <= n_perm)
     total = 1 << k if is_exact else n_perm
     size = batch or max(1, min(total, _BATCH_CELLS // max(2 * design.n_units, 1)))
-    null = np.empty(total)
-    for start in range(0, total, size):
-        stop = min(start + size, total)
-        z = _exact_swaps(k, start, stop) if is_exact else _random_swaps(seed_value, k, start, stop)
-        null[start:stop] = swapper.statistics(z)
+    # the engine's loop over batches of swaps (a weight source of 0/1 swap indicators)
+    null, _ = run_replicates(
+        _SwapRun(swapper), _SwapSource(k, is_exact, size), total, seed_value, size,
+        workers=workers,
+    )  # fmt: skip
 
     defined = np.isfinite(null)
     n_undefined = int(null.size - defined.sum())
