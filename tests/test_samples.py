@@ -386,3 +386,15 @@ def test_majority_vote_interval_covers_the_truth():
     print(f"coverage {rate:.3f} +- {se:.3f}")
     assert abs(rate - 0.95) < 3 * se, rate
     assert np.mean([h.estimate for h in hits]) == pytest.approx(truth, abs=0.005)
+
+
+@pytest.mark.parametrize("resample", ["samples", "both"])
+def test_the_two_level_weight_source_gives_the_same_replicates_for_any_batch(resample):
+    rng = np.random.default_rng(31)
+    items = np.repeat(np.arange(60), rng.integers(2, 6, 60))
+    scores = rng.random(items.size)
+    kw = dict(resample=resample, n_resamples=900, seed=8)
+    ref = booteval.nested_ci(scores, items, batch=900, **kw)
+    other = booteval.nested_ci(scores, items, batch=41, **kw)
+    assert np.array_equal(ref.distribution, other.distribution)
+    assert ref.low == other.low and ref.high == other.high

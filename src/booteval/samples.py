@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from ._codes import dense_codes
-from ._engine import check_choice
+from ._engine import check_choice, run_replicates
 from ._errors import DegenerateIntervalWarning, InvalidInputError, collect_warnings, warn
 from ._params import validated
 from ._streams import generator
@@ -61,6 +61,7 @@ from .comparison import ComparisonResult, compare
 from .confidence import ci
 from .design import make_design
 from .intervals import compute_interval
+from .metrics._base import _matmul
 from .metrics._regression import Mean
 from .options import accepts_options
 from .results import CIResult, freeze
@@ -309,15 +310,10 @@ def nested_ci(
     scale = np.sqrt(k_rows / np.maximum(k_rows - 1.0, 1.0))
     row_means = np.repeat(means, g.counts)
     inner = row_means + (xs - row_means) * scale
-    reps = np.empty(b)
-    step = batch or _INNER_BLOCK
-    for start in range(0, b, step):
-        stop = min(start + step, b)
-        if outer is None:
-            w = np.ones((stop - start, m))
-        else:
-            w = outer.row_weights(outer.unit_weights(seed_int, start, stop))
-        reps[start:stop] = _inner_replicates(inner, g, w, seed_int, start)
+    # the engine's loop over a two-level weight source (questions, then samples)
+    reps, _ = run_replicates(
+        _NestedMean(inner, g, estimate), _NestedSource(g, outer), b, seed_int, batch
+    )
     if resample == "both":
         jack = _cluster_jackknife(means, g)
     else:  # leave one sample out of its question
@@ -358,27 +354,60 @@ def nested_ci(
     )  # fmt: skip
 
 
-def _inner_replicates(
-    xs: np.ndarray, g: _Items, w: np.ndarray, seed: int, start: int
-) -> np.ndarray:
-    """Replicates ``start, start + 1, ...`` (one per row of ``w``): question ``i`` drawn
-    ``w[i]`` times, and for every copy its ``k`` samples drawn again with replacement.
+class _NestedSource:
+    """A two-level weight source: questions (or clusters of questions) drawn by ``outer``
+    (all kept once when ``outer`` is None), then, for every copy of a question, its ``k``
+    samples drawn again with replacement.
 
-    The copies of one question together draw ``w * k`` samples among its ``k``; the
-    sum of the copies' means is then the sum of those draws over ``k``. Replicate ``b``
-    draws from its own stream, ``SeedSequence(seed, spawn_key=(7, b))``.
+    ``unit_weights(seed, start, stop)`` counts how often each sample row (in question
+    order) is drawn in replicates ``start .. stop - 1``. Replicate ``b`` draws its samples
+    from its own stream (``samples``, key ``b``), so it does not depend on the batching.
     """
-    m = g.counts.size
-    out = np.empty(w.shape[0])
-    for row in range(w.shape[0]):
-        rng = generator("samples", seed, start + row)
-        copies = w[row].astype(np.int64)
-        item_of_draw = np.repeat(np.arange(m), copies * g.counts)
-        k = g.counts[item_of_draw]
-        idx = g.starts[item_of_draw] + rng.integers(0, k)
-        per_item = np.bincount(item_of_draw, weights=xs[idx], minlength=m)
-        out[row] = float(np.sum(per_item / g.counts) / copies.sum())
-    return out
+
+    clustered = False
+
+    def __init__(self, g: _Items, outer: Any) -> None:
+        self.g, self.outer = g, outer
+        self.n_rows = int(g.counts.sum())
+        # replicates per batch: at most 2**20 counts (8 MiB) held at once
+        self.block_size = max(1, min(_INNER_BLOCK, (1 << 20) // max(self.n_rows, 1)))
+
+    def unit_weights(self, seed: int, start: int, stop: int) -> np.ndarray:
+        g, m = self.g, self.g.counts.size
+        if self.outer is None:
+            w = np.ones((stop - start, m))
+        else:
+            w = self.outer.row_weights(self.outer.unit_weights(seed, start, stop))
+        out = np.empty((stop - start, self.n_rows))
+        for row in range(stop - start):
+            rng = generator("samples", seed, start + row)
+            copies = w[row].astype(np.int64)
+            item_of_draw = np.repeat(np.arange(m), copies * g.counts)
+            idx = g.starts[item_of_draw] + rng.integers(0, g.counts[item_of_draw])
+            out[row] = np.bincount(idx, minlength=self.n_rows)
+        return out
+
+
+class _NestedMean:
+    """The engine's view of the mean of question means under two-level weights: a
+    question drawn ``c`` times contributes ``c`` resampled means, and a sample row drawn
+    ``d`` times adds ``d / k`` of its value to its question's copies."""
+
+    design = None
+    has_standard_error = False
+    thread_safe = True
+
+    def __init__(self, inner: np.ndarray, g: _Items, estimate: float) -> None:
+        k = np.repeat(g.counts, g.counts).astype(float)
+        self._stats = np.column_stack([inner / k, 1.0 / k])
+        self._estimate = estimate
+
+    def estimate(self) -> float:
+        return self._estimate
+
+    def replicates(self, counts: np.ndarray) -> np.ndarray:
+        sums = _matmul(counts, self._stats)  # each row summed the same way in any batch
+        return sums[:, 0] / sums[:, 1]
 
 
 def _analytic_se(resample: str, means: np.ndarray, g: _Items, ss: np.ndarray) -> float:
