@@ -45,6 +45,8 @@ CALLS = {
                                                       n_resamples=900, seed=1, progress=p),
     "wild_ci": lambda p: booteval.wild_ci(np.c_[X[:200]], X[:200] * 2 + Y[:200], 1,
                                           n_resamples=900, seed=1, progress=p),
+    "threshold_ci": lambda p: booteval.threshold_ci(Y[:1000], X[:1000], Y[1000:], X[1000:],
+                                                    n_resamples=900, seed=1, progress=p),
 }  # fmt: skip
 
 

@@ -62,9 +62,10 @@ from typing import Any
 
 import numpy as np
 
-from ._engine import check_choice, check_run_options, screen_undefined
+from ._engine import check_choice, check_run_options, run_replicates, screen_undefined
 from ._errors import CaughtWarning, InvalidInputError, collect_warnings, warn
 from ._params import validated
+from ._progress import progress_option
 from ._streams import seed_sequence
 from ._validation import (
     as_float_array,
@@ -666,23 +667,26 @@ class _Problem:
     def replicates(
         self, seed: int, n_resamples: int, batch: int, t_hat: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
+        """Test-set metric and threshold of every system in every replicate, through the
+        engine's loop over the two-level (validation, test) weight source."""
         n_sys = len(self.val)
-        values = np.empty((n_resamples, n_sys))
-        thresholds = np.empty((n_resamples, n_sys))
-        seed_val, seed_test = _derived_seed(seed, 0), _derived_seed(seed, 1)
-        dv, dt = self.design_val, self.design_test
-        for start in range(0, n_resamples, batch):
-            stop = min(start + batch, n_resamples)
-            w_test = dt.row_weights(dt.unit_weights(seed_test, start, stop))
-            w_val = dv.row_weights(dv.unit_weights(seed_val, start, stop)) if self.refit else None
-            for k in range(n_sys):
-                if w_val is not None:
-                    t = self.fit(k, w_val)
-                else:
-                    t = np.full(stop - start, t_hat[k])
-                thresholds[start:stop, k] = t
-                values[start:stop, k] = self.score(k, w_test, t)
-        return values, thresholds
+        source = _TwoSetSource(self.design_val, self.design_test, self.refit, batch)
+        pairs, _ = run_replicates(
+            _ThresholdRun(self, t_hat), source, n_resamples, seed, batch, workers=1
+        )
+        return pairs[:, :n_sys], pairs[:, n_sys:]
+
+    def replicate_pairs(self, weights: np.ndarray, t_hat: np.ndarray) -> np.ndarray:
+        """``(values | thresholds)`` of a batch of two-level weights, shape ``(batch, 2K)``."""
+        n_sys, n_val = len(self.val), self.design_val.n_rows
+        w_val = weights[:, :n_val] if self.refit else None
+        w_test = weights[:, n_val:]
+        out = np.empty((weights.shape[0], 2 * n_sys))
+        for k in range(n_sys):
+            t = self.fit(k, w_val) if w_val is not None else np.full(weights.shape[0], t_hat[k])
+            out[:, n_sys + k] = t
+            out[:, k] = self.score(k, w_test, t)
+        return out
 
     # ---------------------------------------------------------- jackknife
     def jackknife(self, t_hat: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
@@ -805,6 +809,46 @@ def _setup(
         design_val=make_design(n_val, strata=strata_val, clusters=clusters_val),
         design_test=make_design(n_test, strata=strata_test, clusters=clusters_test),
     )
+
+
+class _TwoSetSource:
+    """The two-level weight source of a threshold bootstrap: validation rows (when the
+    threshold is refitted) then test rows, side by side, each set drawn by its own design
+    from the ``threshold`` stream (keys 0 and 1), independent of the batching."""
+
+    clustered = False
+
+    def __init__(self, design_val: Any, design_test: Any, refit: bool, block_size: int) -> None:
+        self.dv, self.dt, self.refit, self.block_size = design_val, design_test, refit, block_size
+
+    def unit_weights(self, seed: int, start: int, stop: int) -> np.ndarray:
+        dt = self.dt
+        w_test = dt.row_weights(dt.unit_weights(_derived_seed(seed, 1), start, stop))
+        if self.refit:
+            dv = self.dv
+            w_val = dv.row_weights(dv.unit_weights(_derived_seed(seed, 0), start, stop))
+        else:  # the validation set is not resampled: the threshold stays fitted
+            w_val = np.ones((stop - start, self.dv.n_rows))
+        return np.hstack([w_val, w_test])
+
+
+class _ThresholdRun:
+    """The engine's view of a threshold bootstrap (rules may be user callables: one
+    thread)."""
+
+    design = None
+    has_standard_error = False
+    thread_safe = False
+
+    def __init__(self, problem: _Problem, t_hat: np.ndarray) -> None:
+        self._problem, self._t_hat = problem, t_hat
+
+    def estimate(self) -> np.ndarray:
+        return np.zeros(2 * len(self._problem.val))
+
+    def replicates(self, weights: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return self._problem.replicate_pairs(weights, self._t_hat)
 
 
 def _run(problem: _Problem, opts: Any, names: list[str]) -> _Run:
@@ -976,6 +1020,7 @@ class ThresholdComparisonResult(ComparisonResult):
 # ------------------------------------------------------------------ public
 @accepts_options
 @validated
+@progress_option
 def threshold_ci(
     y_val: Any,
     s_val: Any,
@@ -998,6 +1043,7 @@ def threshold_ci(
     batch: int | None = None,
     on_undefined: str = "drop",
     bca_ties: str = "half",
+    progress: Any = None,
 ) -> ThresholdCIResult:
     """Interval for a test metric at a threshold chosen on validation data (two-level bootstrap).
 
@@ -1054,6 +1100,9 @@ def threshold_ci(
         validation resample.
     batch : int, optional
         Replicates processed at once; never changes the result.
+    progress : None, True or callable, optional
+        ``True`` prints the replicates done to stderr every few seconds; a callable is
+        called as ``progress(done, total)`` after each batch of replicates.
     on_undefined : {"drop", "raise"}
     bca_ties : {"half", "below"}
 
@@ -1119,6 +1168,7 @@ def threshold_ci(
 
 @accepts_options
 @validated
+@progress_option
 def threshold_compare(
     y_val: Any,
     s_val_a: Any,
@@ -1145,6 +1195,7 @@ def threshold_compare(
     on_undefined: str = "drop",
     bca_ties: str = "half",
     names: tuple[str, str] = ("A", "B"),
+    progress: Any = None,
 ) -> ThresholdComparisonResult:
     """Paired two-level bootstrap of ``B - A`` for an operating-point metric.
 
