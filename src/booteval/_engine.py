@@ -200,8 +200,8 @@ def compiled_runner(
 
 
 def run_replicates(
-    evaluator: Evaluator,
-    design: Design,
+    evaluator: Evaluator | Any,
+    design: Design | Any,
     n_resamples: int,
     seed: int,
     batch: int | None,
@@ -212,6 +212,14 @@ def run_replicates(
     compiled: object | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """All replicate values, and per-replicate standard errors when ``want_se``.
+
+    ``design`` is the weight source: a :class:`~booteval.design.Design`, or any object
+    with ``unit_weights(seed, start, stop)`` (the weights of replicates ``start .. stop -
+    1``, the same whatever the batching) and ``block_size`` (wild multipliers, permutation
+    swaps, the two-level threshold and nested-sample designs). ``evaluator`` turns a batch
+    of weights into values (``estimate()`` gives their shape, ``replicates(weights)`` the
+    values; ``has_standard_error``/``standard_errors`` and ``thread_safe`` as for metrics).
+    Progress is reported per batch to the caller's listener (:mod:`booteval._progress`).
 
     Standard errors come from the evaluator's analytic formula where it has
     one, and otherwise from a nested bootstrap of ``n_inner`` resamples drawn
