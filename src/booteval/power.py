@@ -65,7 +65,7 @@ from ._params import validated
 from ._validation import as_float_array, as_group_labels, check_same_length, describe_value
 from .comparison import ComparisonResult
 from .design import _encode_groups
-from .results import Result, protocol_defaults
+from .results import NO_INTERVAL, Result, protocol_defaults
 
 __all__ = [
     "PowerAnalysis",
@@ -134,10 +134,7 @@ class PowerAnalysis(Result):
         estimate=lambda r: float(
             {"effect": r.effect, "power": r.power, "sample size": r.n}[r.solved_for]
         ),
-        has_interval=False,
-        low=math.nan,
-        high=math.nan,
-        confidence_level=math.nan,
+        **NO_INTERVAL,
         method="normal approximation",
     )
 

@@ -25,6 +25,7 @@ from ._format import format_p_value, format_triplet
 from ._validation import check_confidence_level
 
 __all__ = [
+    "NO_INTERVAL",
     "CIResult",
     "Difference",
     "IntervalRecipe",
@@ -77,6 +78,12 @@ def protocol_defaults(base: type[Result], **values: Any) -> Mapping[str, Any]:
     """``base``'s protocol defaults updated with ``values`` (for a result type's
     ``_protocol_defaults``); a value may be a function of the result."""
     return MappingProxyType({**base._protocol_defaults, **values})
+
+
+#: protocol defaults of a result without an interval of its own (a test, a power plan)
+NO_INTERVAL: Mapping[str, Any] = MappingProxyType(
+    {"has_interval": False, "low": math.nan, "high": math.nan, "confidence_level": math.nan}
+)
 
 
 class Result:

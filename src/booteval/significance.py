@@ -72,7 +72,7 @@ from .design import Design, make_design
 from .metrics import Metric, resolve_metric
 from .metrics._base import Evaluator, SumEvaluator, _matmul
 from .options import accepts_options
-from .results import Difference, freeze, protocol_defaults
+from .results import NO_INTERVAL, Difference, freeze, protocol_defaults
 
 __all__ = [
     "ALTERNATIVES",
@@ -160,14 +160,10 @@ class PermutationTestResult(Difference):
     mean: B - A = 0.3333, p = 0.5000 (permutation, exact over 2^2 swaps, two-sided)
     """
 
-    # a test without an interval of its own: low and high are nan
     _protocol_defaults = protocol_defaults(
         Difference,
         estimate=lambda r: r.statistic,
-        has_interval=False,
-        low=math.nan,
-        high=math.nan,
-        confidence_level=math.nan,
+        **NO_INTERVAL,
         method=lambda r: r.test,
     )
 
@@ -253,14 +249,10 @@ class McNemarTestResult(Difference):
     mcnemar-exact (two-sided): accuracy B - A = 0.2000, b = 1, c = 3, p = 0.2500
     """
 
-    # a test without an interval of its own: low and high are nan
     _protocol_defaults = protocol_defaults(
         Difference,
         estimate=lambda r: r.difference,
-        has_interval=False,
-        low=math.nan,
-        high=math.nan,
-        confidence_level=math.nan,
+        **NO_INTERVAL,
         method=lambda r: r.test,
     )
 
