@@ -62,8 +62,12 @@ def test_peak_memory_does_not_grow_with_resamples(name: str, workers: int) -> No
 
     run(1_000)()  # one-time allocations (imports, caches) are not growth with B
     small, large = _peak_mib(run(1_000)), _peak_mib(run(4_000))
-    # 3,000 more replicates are 23 KiB per stored copy; allow a few copies
-    assert large - small < 0.5, (small, large)
+    # 3,000 more replicates are 23 KiB per stored copy; allow a few copies. With several
+    # workers, whether their batches overlap in time depends on the scheduler (a loaded
+    # machine runs them one after the other), so the peak may hold one more block of
+    # weights (2**20 cells, 8 MiB) per extra worker in either run; that is not growth with B.
+    overlap = (workers - 1) * 8.0
+    assert large - small < 0.5 + overlap, (small, large)
     # and stays small: each worker holds one block of weights (at most 2**20 cells,
     # 8 MiB) and a few temporaries of that size (the rank metrics' weighted passes)
     assert large < 64 * workers, large

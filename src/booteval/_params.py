@@ -25,12 +25,12 @@ from typing import Any, TypeVar
 
 from ._errors import InvalidInputError
 from ._format import check_digits, check_scale
+from ._streams import seed_to_int
 from ._validation import (
     MAX_RESAMPLES,
     check_confidence_level,
     check_positive_int,
     describe_value,
-    seed_to_int,
 )
 
 __all__ = ["PARAMETERS", "Parameter", "normalise", "renamed", "validated"]

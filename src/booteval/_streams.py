@@ -7,6 +7,10 @@ share a stream by accident (a permutation test and a bootstrap run with the same
 draw independent numbers), and ``tests/test_streams.py`` checks that no prefix is
 another's prefix.
 
+The user's ``seed`` (an integer, a SeedSequence or a Generator) becomes the run's integer
+seed here too (:func:`seed_to_int`, :func:`fresh_seed`), so this module is the only place
+that builds numpy's seeding objects.
+
 The keys after a feature's prefix (``key``) say which block, replicate or repetition a
 generator serves; a replicate's numbers therefore never depend on how the work is
 batched or spread over workers.
@@ -22,9 +26,11 @@ Examples
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
-__all__ = ["STREAMS", "generator", "seed_sequence", "spawn_key"]
+__all__ = ["STREAMS", "fresh_seed", "generator", "seed_sequence", "seed_to_int", "spawn_key"]
 
 #: feature -> spawn-key prefix (no prefix is a prefix of another)
 STREAMS: dict[str, tuple[int, ...]] = {
@@ -59,3 +65,35 @@ def seed_sequence(name: str, seed: int, *key: int) -> np.random.SeedSequence:
 def generator(name: str, seed: int, *key: int) -> np.random.Generator:
     """A PCG64 ``Generator`` on stream ``name`` at ``key`` for the run's ``seed``."""
     return np.random.Generator(np.random.PCG64(seed_sequence(name, seed, *key)))
+
+
+def fresh_seed() -> int:
+    """A new run's seed from the operating system's entropy (recorded in its result)."""
+    return int(np.random.SeedSequence().entropy)
+
+
+def seed_to_int(seed: object) -> object:
+    """An integer for a SeedSequence or a Generator (anything else is returned as is).
+
+    A SeedSequence made from one integer gives that integer (``SeedSequence(42)`` runs as
+    ``seed=42``); one with a spawn key (from ``spawn()``) or other entropy gives a 128-bit
+    integer drawn from its state, so sibling sequences give different runs. A Generator
+    gives an integer drawn from it (advancing it, as scipy does), so a run is reproduced
+    by the integer recorded in its result.
+
+    Examples
+    --------
+    >>> seed_to_int(np.random.SeedSequence(42))
+    42
+    >>> a, b = np.random.SeedSequence(42).spawn(2)
+    >>> seed_to_int(a) != seed_to_int(b)
+    True
+    """
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(0, 2**63, dtype=np.int64))
+    if isinstance(seed, np.random.SeedSequence):
+        if isinstance(seed.entropy, numbers.Integral) and not seed.spawn_key:
+            return int(seed.entropy)
+        words = seed.generate_state(4, dtype=np.uint32)
+        return int.from_bytes(words.astype("<u4").tobytes(), "little")
+    return seed

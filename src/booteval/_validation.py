@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 
 from ._errors import InvalidInputError
+from ._streams import fresh_seed, seed_to_int
 
 __all__ = [
     "as_float_array",
@@ -381,33 +382,6 @@ def check_n_resamples(n_resamples: object, confidence_level: float) -> int:
     return b
 
 
-def seed_to_int(seed: object) -> object:
-    """An integer for a SeedSequence or a Generator (anything else is returned as is).
-
-    A SeedSequence made from one integer gives that integer (``SeedSequence(42)`` runs as
-    ``seed=42``); one with a spawn key (from ``spawn()``) or other entropy gives a 128-bit
-    integer drawn from its state, so sibling sequences give different runs. A Generator
-    gives an integer drawn from it (advancing it, as scipy does), so a run is reproduced
-    by the integer recorded in its result.
-
-    Examples
-    --------
-    >>> seed_to_int(np.random.SeedSequence(42))
-    42
-    >>> a, b = np.random.SeedSequence(42).spawn(2)
-    >>> seed_to_int(a) != seed_to_int(b)
-    True
-    """
-    if isinstance(seed, np.random.Generator):
-        return int(seed.integers(0, 2**63, dtype=np.int64))
-    if isinstance(seed, np.random.SeedSequence):
-        if isinstance(seed.entropy, numbers.Integral) and not seed.spawn_key:
-            return int(seed.entropy)
-        words = seed.generate_state(4, dtype=np.uint32)
-        return int.from_bytes(words.astype("<u4").tobytes(), "little")
-    return seed
-
-
 def check_seed(seed: object) -> int:
     """Return a non-negative integer seed; draw fresh entropy (and return it) for ``None``.
 
@@ -419,7 +393,7 @@ def check_seed(seed: object) -> int:
     True
     """
     if seed is None:
-        return int(np.random.SeedSequence().entropy)
+        return fresh_seed()
     seed = seed_to_int(seed)
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise InvalidInputError(

@@ -169,7 +169,9 @@ def draw_multipliers(name: str, shape: tuple[int, ...], rng: np.random.Generator
             "shape", "a tuple of non-negative integers (at most 10**9 values in all)", repr(shape)
         )
     if not isinstance(rng, np.random.Generator):
-        raise InvalidInputError("rng", "a numpy Generator (np.random.default_rng(seed))", repr(rng))
+        raise InvalidInputError(
+            "rng", "a numpy Generator (from numpy.random.default_rng)", repr(rng)
+        )
     if name == "normal":
         return rng.standard_normal(shape)
     values, probs = multiplier_support(name)
