@@ -72,7 +72,7 @@ from scipy import integrate, stats
 from scipy.special import expit, logit
 
 import booteval
-from booteval.intervals import compute_interval
+from booteval.core.intervals import compute_interval
 
 # ------------------------------------------------------------------------------ settings
 ROOT_SEED = 20_240_611

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from booteval._errors import DegenerateIntervalWarning, InvalidInputError
-from booteval.analytic import (
+from booteval.core.errors import DegenerateIntervalWarning, InvalidInputError
+from booteval.inference.analytic import (
     AnalyticInterval,
     DeLongTest,
     clopper_pearson_interval,
@@ -234,7 +234,7 @@ def test_delong_matches_direct_on_heavily_tied_data(rows):
 
 def test_placement_values_match_pairwise_means():
     # Private helper, pinned because the variance alone cannot see a reflected V01.
-    from booteval.analytic import _placements
+    from booteval.inference.analytic import _placements
 
     y, s = tied_data(9)
     psi = pairwise_kernel(y, s)

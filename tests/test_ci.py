@@ -302,7 +302,7 @@ def test_custom_transform_pair():
     x = np.random.default_rng(1).lognormal(size=60)
     r = booteval.ci(x, method="basic", transform=(np.log, np.exp), n_resamples=1000, seed=0)
     z = np.log(r.distribution)
-    from booteval.intervals import order_statistic_quantile
+    from booteval.core.intervals import order_statistic_quantile
 
     s = np.sort(z)
     lo = 2 * np.log(r.estimate) - order_statistic_quantile(s, 0.975)

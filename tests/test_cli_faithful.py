@@ -81,7 +81,7 @@ def test_line_files_must_pair_line_by_line(tmp_path, capsys):
 
 
 def test_read_lines_keeps_spaces_quotes_and_empty_lines():
-    from booteval._io import read_lines
+    from booteval.core.tables import read_lines
 
     class Stdin:
         def read(self):
@@ -171,7 +171,7 @@ def test_a_glob_never_takes_an_id_column_for_a_system(tmp_path, capsys):
 
 
 def test_id_like_names():
-    from booteval._io import is_id_like
+    from booteval.core.tables import is_id_like
 
     ids = ["id", "ID", "doc_id", "task-id", "questionId", "docID", "idx", "sample_idx", "index",
            "Unnamed: 0", "doc_hash", "uuid"]  # fmt: skip

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from booteval._codes import dense_codes
+from booteval.core.codes import dense_codes
 
 
 def _check(values: np.ndarray) -> None:

@@ -11,7 +11,7 @@ from scipy.stats import multinomial
 
 import booteval
 from booteval import InvalidInputError
-from booteval.comparison import bootstrap_p_value
+from booteval.inference.comparison import bootstrap_p_value
 
 
 def _paired_systems(n=400, seed=0, p_a=0.75, fix=0.3):
@@ -218,7 +218,7 @@ def test_under_clustering_the_row_level_bootstrap_rejects_too_often():
 
 
 def test_classical_tests_supply_the_p_value():
-    from booteval.analytic import delong_test
+    from booteval.inference.analytic import delong_test
 
     y, a, b = _paired_systems(n=300, seed=12)
     kw = dict(n_resamples=1000, seed=3)

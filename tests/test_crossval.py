@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from booteval._errors import DegenerateIntervalWarning, InvalidInputError
-from booteval.crossval import cv_t_interval, nested_cv_interval
+from booteval.core.errors import DegenerateIntervalWarning, InvalidInputError
+from booteval.methods.crossval import cv_t_interval, nested_cv_interval
 
 
 def ols_fit(X, y):

@@ -21,7 +21,7 @@ import pytest
 
 import booteval
 from booteval import InvalidInputError
-from booteval.design import Design, make_design
+from booteval.core.design import Design, make_design
 
 SEED = 20240611
 
@@ -472,7 +472,7 @@ def test_unseeded_run_records_a_seed_that_reproduces_it() -> None:
 def test_counting_draws_matches_bincount(
     monkeypatch: pytest.MonkeyPatch, m: int, compiled: bool
 ) -> None:
-    from booteval import design as design_module
+    from booteval.core import design as design_module
 
     if not compiled:  # the np.bincount fallback
         monkeypatch.setattr(design_module, "_csr_todense", None)

@@ -18,10 +18,10 @@ import pytest
 from scipy import stats
 
 import booteval
-import booteval.few_clusters as fc
-from booteval._errors import BootevalWarning, DegenerateIntervalWarning, InvalidInputError
-from booteval.analytic import AnalyticInterval
-from booteval.few_clusters import (
+import booteval.inference.few_clusters as fc
+from booteval.core.errors import BootevalWarning, DegenerateIntervalWarning, InvalidInputError
+from booteval.inference.analytic import AnalyticInterval
+from booteval.inference.few_clusters import (
     ClusteredInterval,
     cluster_robust_interval,
     clustered_wilson_interval,

@@ -30,7 +30,7 @@ import numpy as np
 import pytest
 from scipy.special import ndtr, ndtri
 
-from booteval.intervals import bca_levels, compute_interval
+from booteval.core.intervals import bca_levels, compute_interval
 
 B = 999
 TOL = 1e-12

@@ -10,12 +10,12 @@ import pytest
 from scipy import stats
 
 import booteval
-from booteval._errors import InvalidInputError
-from booteval.design import make_design
+from booteval.core.design import make_design
+from booteval.core.errors import InvalidInputError
 from booteval.metrics import get_metric
 
 numba = pytest.importorskip("numba")
-K = pytest.importorskip("booteval._kernels")
+K = pytest.importorskip("booteval.core.kernels")
 
 M64 = (1 << 64) - 1
 
@@ -242,8 +242,8 @@ def test_falls_back_to_numpy_with_a_note(data: tuple, kwargs: dict, reason: str)
 
 def test_error_without_numba(monkeypatch: pytest.MonkeyPatch, scores: np.ndarray) -> None:
     monkeypatch.setitem(sys.modules, "numba", None)  # import numba -> ImportError
-    monkeypatch.delitem(sys.modules, "booteval._kernels")
-    monkeypatch.delattr(booteval, "_kernels", raising=False)
+    monkeypatch.delitem(sys.modules, "booteval.core.kernels")
+    monkeypatch.delattr(booteval.core, "kernels", raising=False)
     with pytest.raises(InvalidInputError, match=r"engine.*numba.*booteval\[fast\]"):
         booteval.ci(scores, seed=0, n_resamples=50, engine="numba")
     # the default engine needs no numba
@@ -274,8 +274,8 @@ def test_auto_falls_back_to_numpy_silently() -> None:
 def test_auto_without_numba(monkeypatch: pytest.MonkeyPatch, scores: np.ndarray) -> None:
     expected = booteval.ci(scores, seed=0, n_resamples=80)
     monkeypatch.setitem(sys.modules, "numba", None)  # import numba -> ImportError
-    monkeypatch.delitem(sys.modules, "booteval._kernels")
-    monkeypatch.delattr(booteval, "_kernels", raising=False)
+    monkeypatch.delitem(sys.modules, "booteval.core.kernels")
+    monkeypatch.delattr(booteval.core, "kernels", raising=False)
     r = booteval.ci(scores, seed=0, n_resamples=80, engine="auto")
     assert np.array_equal(r.distribution, expected.distribution)
     assert r.design == expected.design and r.notes == expected.notes
@@ -314,7 +314,7 @@ def test_kernels_are_cached_in_a_user_cache_directory_not_the_package(tmp_path):
     code = (
         "import numpy as np, booteval\n"
         "booteval.ci(np.arange(50.0), engine='numba', seed=0, n_resamples=100)\n"
-        "from booteval._kernels import cache_dir; print(cache_dir())\n"
+        "from booteval.core.kernels import cache_dir; print(cache_dir())\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          timeout=600)  # fmt: skip

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import booteval
-from booteval import _engine
+from booteval.core import engine as _engine
 
 S = np.random.default_rng(0).random(2_000)
 

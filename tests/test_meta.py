@@ -15,9 +15,8 @@ import pytest
 from scipy import stats
 
 import booteval
-from booteval import _meta_kernels as K
-from booteval._errors import BootevalError, InvalidInputError, UndefinedReplicateWarning
-from booteval.intervals import _quantile_mcse
+from booteval.core.errors import BootevalError, InvalidInputError, UndefinedReplicateWarning
+from booteval.core.intervals import _quantile_mcse
 from booteval.meta import (
     compare_correlations,
     correlate,
@@ -25,6 +24,7 @@ from booteval.meta import (
     score_matrices,
     simulate_correlation_coverage,
 )
+from booteval.meta import kernels as K
 
 SCIPY = {
     "pearson": lambda a, b: stats.pearsonr(a, b)[0],
@@ -583,7 +583,7 @@ def test_coverage_simulation_from_a_finite_population():
 
 def test_true_correlation_of_the_model_is_right():
     """The model's truth against a very large simulated data set."""
-    from booteval._meta_sim import true_correlation
+    from booteval.meta.simulation import true_correlation
 
     rng = np.random.default_rng(0)
     n, m = 4000, 25

@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from booteval._errors import InvalidInputError
-from booteval.design import make_design
+from booteval.core.design import make_design
+from booteval.core.errors import InvalidInputError
 from booteval.metrics import _correlation, _ranking
 from booteval.metrics._correlation import Kendall, Pearson, Spearman
 from booteval.metrics._ranking import AveragePrecision, RocAuc

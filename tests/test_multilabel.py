@@ -9,8 +9,8 @@ import pytest
 from sklearn.metrics import f1_score, recall_score
 
 from booteval import make_design
-from booteval._errors import InvalidInputError, UndefinedReplicateWarning
-from booteval.multilabel import macro_average, multilabel_ci, per_label_scores
+from booteval.core.errors import InvalidInputError, UndefinedReplicateWarning
+from booteval.methods.multilabel import macro_average, multilabel_ci, per_label_scores
 
 ZERO_DIVISION = {"zero": 0.0, "one": 1.0, "exclude": np.nan}
 SKLEARN = {"recall": recall_score, "f1": f1_score}

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from booteval._errors import InvalidInputError
-from booteval.oob import (
+from booteval.core.errors import InvalidInputError
+from booteval.methods.oob import (
     bootstrap_error_estimates,
     no_information_error,
     oob_ensemble_extrapolation,

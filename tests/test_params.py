@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import booteval
-from booteval._params import PARAMETERS, normalise
+from booteval.core.params import PARAMETERS, normalise
 
 PUBLIC = {
     name: obj for name in booteval.__all__ if inspect.isfunction(obj := getattr(booteval, name))
@@ -38,7 +38,7 @@ def test_every_public_function_declares_the_parameters_it_takes():
     for name, fn in PUBLIC.items():
         takes = {p for p in inspect.signature(fn).parameters if p in PARAMETERS}
         declared = set(getattr(fn, "__booteval_parameters__", ()))
-        own = {"alternative"} if fn.__module__ == "booteval.power" else set()
+        own = {"alternative"} if fn.__module__ == "booteval.inference.power" else set()
         assert takes - own == declared, name
 
 

@@ -14,8 +14,8 @@ pytest.importorskip("matplotlib")
 import matplotlib.image as mpimg
 
 import booteval
-from booteval._errors import InvalidInputError
-from booteval.intervals import order_statistic_quantile
+from booteval.core.errors import InvalidInputError
+from booteval.core.intervals import order_statistic_quantile
 from booteval.plot import (
     plot_distribution,
     plot_forest,

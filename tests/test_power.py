@@ -11,7 +11,7 @@ import pytest
 
 import booteval
 from booteval import InvalidInputError
-from booteval.power import (
+from booteval.inference.power import (
     PowerAnalysis,
     minimum_detectable_effect,
     power_for_effect,

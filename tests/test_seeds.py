@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import booteval
-from booteval._errors import InvalidInputError
-from booteval.seeds import compare_methods, pool_seeds
+from booteval.core.errors import InvalidInputError
+from booteval.methods.seeds import compare_methods, pool_seeds
 
 
 def _runs(rng, n=200, r=5, mu=0.0, sd_seed=0.15, sd_row=1.0, sd_noise=0.5, rows=None):

@@ -18,10 +18,10 @@ from scipy import stats
 from sklearn.metrics import f1_score, roc_auc_score
 
 from booteval import InvalidInputError, UndefinedReplicateWarning
-from booteval import significance as sig
-from booteval.design import make_design
+from booteval.core.design import make_design
+from booteval.inference import significance as sig
+from booteval.inference.significance import mcnemar_test, paired_t_test, permutation_test
 from booteval.metrics import list_metrics, resolve_metric
-from booteval.significance import mcnemar_test, paired_t_test, permutation_test
 
 ALTS = ("two-sided", "greater", "less")
 

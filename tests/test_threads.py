@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import booteval
-from booteval._errors import BootevalWarning, collect_warnings, warn
+from booteval.core.errors import BootevalWarning, collect_warnings, warn
 
 CONSTANT = np.ones(30)  # every replicate equal: one DegenerateIntervalWarning per call
 N_THREADS, PER_THREAD = 8, 5

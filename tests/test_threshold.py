@@ -19,7 +19,7 @@ from booteval import (
     InvalidInputError,
     make_design,
 )
-from booteval.threshold import (
+from booteval.methods.threshold import (
     _METRICS,
     _RULES,
     THRESHOLD_METRICS,

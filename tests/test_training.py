@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from booteval._errors import BootevalError, BootevalWarning, InvalidInputError
-from booteval.training import bootstrap_training
+from booteval.core.errors import BootevalError, BootevalWarning, InvalidInputError
+from booteval.methods.training import bootstrap_training
 
 sklearn = pytest.importorskip("sklearn")
 from sklearn.linear_model import LogisticRegression  # noqa: E402

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from booteval._errors import InvalidInputError, UndefinedReplicateWarning
-from booteval.wild import (
+from booteval.core.errors import InvalidInputError, UndefinedReplicateWarning
+from booteval.methods.wild import (
     MULTIPLIERS,
     _multipliers,
     draw_multipliers,

@@ -9,11 +9,17 @@ stratified, clustered), with every standard interval method.
 0.8312499999999999
 """
 
+import sys as _sys
+
 from . import (
+    core,  # the shared pipeline (internal)
     datasets,  # example data shipped with the package
+    inference,  # intervals, comparisons, tests (internal modules)
     logs,  # readers of harness logs (pandas imported on use only)
+    methods,  # seeds, training, thresholds, ... (internal modules)
 )
-from ._errors import (
+from .core.design import Design, make_design
+from .core.errors import (
     BootevalError,
     BootevalWarning,
     DegenerateIntervalWarning,
@@ -22,8 +28,10 @@ from ._errors import (
     SmallSampleWarning,
     UndefinedReplicateWarning,
 )
-from ._progress import stderr_progress
-from .analytic import (
+from .core.intervals import METHODS, Transform
+from .core.options import BootstrapOptions
+from .core.progress import stderr_progress
+from .inference.analytic import (
     AnalyticInterval,
     DeLongTest,
     clopper_pearson_interval,
@@ -32,24 +40,35 @@ from .analytic import (
     fisher_z_interval,
     wilson_interval,
 )
-from .comparison import ComparisonResult, compare
-from .confidence import ci
-from .crossval import CVInterval, NestedCVInterval, cv_t_interval, nested_cv_interval
-from .design import Design, make_design
-from .few_clusters import (
+from .inference.comparison import ComparisonResult, compare
+from .inference.confidence import ci
+from .inference.few_clusters import (
     ClusteredInterval,
     cluster_robust_interval,
     clustered_wilson_interval,
     wild_cluster_ci,
 )
-from .intervals import METHODS, Transform
-from .leaderboard import (
+from .inference.leaderboard import (
     CORRECTIONS,
     LeaderboardEntry,
     LeaderboardResult,
     PairwiseDifference,
     adjust_p_values,
     leaderboard,
+)
+from .inference.power import (
+    PowerAnalysis,
+    minimum_detectable_effect,
+    power_for_effect,
+    required_sample_size,
+)
+from .inference.significance import (
+    McNemarTestResult,
+    PairedTTestResult,
+    PermutationTestResult,
+    mcnemar_test,
+    paired_t_test,
+    permutation_test,
 )
 from .meta import (
     CorrelationComparison,
@@ -63,9 +82,9 @@ from .meta import (
     score_matrices,
     simulate_correlation_coverage,
 )
-from .metrics import CallableMetric, Metric, get_metric, list_metrics
-from .multilabel import macro_average, multilabel_ci, per_label_scores
-from .oob import (
+from .methods.crossval import CVInterval, NestedCVInterval, cv_t_interval, nested_cv_interval
+from .methods.multilabel import macro_average, multilabel_ci, per_label_scores
+from .methods.oob import (
     BootstrapErrorEstimates,
     ErrorEstimate,
     OOBExtrapolation,
@@ -75,15 +94,7 @@ from .oob import (
     point632,
     point632_plus,
 )
-from .options import BootstrapOptions
-from .power import (
-    PowerAnalysis,
-    minimum_detectable_effect,
-    power_for_effect,
-    required_sample_size,
-)
-from .results import CIResult
-from .samples import (
+from .methods.samples import (
     NestedResult,
     compare_pass_at_k,
     majority_vote_at_k,
@@ -91,16 +102,8 @@ from .samples import (
     pass_at_k,
     pass_at_k_values,
 )
-from .seeds import MethodComparisonResult, SeedPoolResult, compare_methods, pool_seeds
-from .significance import (
-    McNemarTestResult,
-    PairedTTestResult,
-    PermutationTestResult,
-    mcnemar_test,
-    paired_t_test,
-    permutation_test,
-)
-from .threshold import (
+from .methods.seeds import MethodComparisonResult, SeedPoolResult, compare_methods, pool_seeds
+from .methods.threshold import (
     THRESHOLD_METRICS,
     THRESHOLD_RULES,
     ThresholdCIResult,
@@ -110,10 +113,40 @@ from .threshold import (
     threshold_compare,
     threshold_metric,
 )
-from .training import TrainingBootstrapResult, bootstrap_training
-from .wild import MULTIPLIERS, draw_multipliers, multiplier_support, wild_ci
+from .methods.training import TrainingBootstrapResult, bootstrap_training
+from .methods.wild import MULTIPLIERS, draw_multipliers, multiplier_support, wild_ci
+from .metrics import CallableMetric, Metric, get_metric, list_metrics
+from .results import CIResult
 
 __version__ = "0.1.0"
+
+# The modules of version 0.1 lived flat in the package; their old paths (``booteval.design``,
+# ``booteval.threshold``, ...) stay importable for one release, as aliases of the new modules.
+_MOVED = {
+    "design": core.design,
+    "intervals": core.intervals,
+    "options": core.options,
+    "confidence": inference.confidence,
+    "comparison": inference.comparison,
+    "leaderboard": inference.leaderboard,
+    "significance": inference.significance,
+    "power": inference.power,
+    "analytic": inference.analytic,
+    "few_clusters": inference.few_clusters,
+    "seeds": methods.seeds,
+    "training": methods.training,
+    "crossval": methods.crossval,
+    "oob": methods.oob,
+    "wild": methods.wild,
+    "multilabel": methods.multilabel,
+    "threshold": methods.threshold,
+    "samples": methods.samples,
+}
+for _old, _module in _MOVED.items():
+    _sys.modules.setdefault(f"{__name__}.{_old}", _module)
+    if _old not in globals():
+        globals()[_old] = _module
+del _old, _module
 
 __all__ = [
     "CORRECTIONS",

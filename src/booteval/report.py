@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ._format import format_p_value, format_triplet
+from .core.format import format_p_value, format_triplet
 
 __all__ = [
     "FORMATS",

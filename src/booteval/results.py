@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from ._errors import InvalidInputError
-from ._format import format_p_value, format_triplet
-from ._validation import check_confidence_level
+from .core.errors import InvalidInputError
+from .core.format import format_p_value, format_triplet
+from .core.validation import check_confidence_level
 
 __all__ = [
     "NO_INTERVAL",
@@ -305,8 +305,8 @@ class IntervalRecipe:
 
     def apply(self, result: CIResult, method: str, level: float) -> CIResult:
         """``result`` with the interval of ``method`` at ``level`` from its replicates."""
-        from ._engine import check_choice
-        from .intervals import compute_interval
+        from .core.engine import check_choice
+        from .core.intervals import compute_interval
 
         check_choice(method, "method", self.methods)
         if method == "studentized" and result.replicate_standard_errors is None:

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import InvalidInputError
+from ..core.errors import InvalidInputError
 
 __all__ = ["csv_bytes", "describe", "kinds", "mmlu_pro", "names", "path", "summeval", "wmt20_mqm"]
 

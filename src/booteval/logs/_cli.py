@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .._errors import InvalidInputError
-from .._io import InputFileError, format_of, read_table, require
+from ..core.errors import InvalidInputError
+from ..core.tables import InputFileError, format_of, read_table, require
 from ._common import flatten, pandas
 from ._read import FORMATS as LOG_FORMATS
 from ._read import detect_format, read

@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .._errors import BootevalError, InvalidInputError
-from .._io import InputFileError
+from ..core.errors import BootevalError, InvalidInputError
+from ..core.tables import InputFileError
 
 __all__ = ["KEYS", "LogFormatError", "build_frame", "expand_paths", "flatten", "pandas"]
 

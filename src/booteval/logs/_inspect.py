@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .._errors import InvalidInputError
+from ..core.errors import InvalidInputError
 from ._common import (
     LogFormatError,
     PathsLike,

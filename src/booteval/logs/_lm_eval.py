@@ -17,7 +17,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from .._errors import InvalidInputError
+from ..core.errors import InvalidInputError
 from ._common import (
     LogFormatError,
     PathsLike,

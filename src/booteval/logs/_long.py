@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .._errors import InvalidInputError
+from ..core.errors import InvalidInputError
 from ._common import (
     KEYS,
     LogFormatError,

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .._errors import InvalidInputError
+from ..core.errors import InvalidInputError
 from ._code import is_code_results, read_code_samples
 from ._common import LogFormatError, PathsLike, check_unique, expand_paths, pandas
 from ._helm import is_helm_stats, read_helm

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._errors import InvalidInputError
+from ..core.errors import InvalidInputError
 from ._common import KEYS, count, pandas
 
 __all__ = ["wide"]

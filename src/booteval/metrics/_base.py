@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from ..design import Design
+from ..core.design import Design
 
 __all__ = [
     "Evaluator",
@@ -164,7 +164,7 @@ class Metric(ABC):
     def __call__(self, *arrays: object) -> float:
         """The metric on data, e.g. ``get_metric("accuracy")(y_true, y_pred)``."""
         data = self.validate(*arrays)
-        from ..design import make_design
+        from ..core.design import make_design
 
         return self.bind(data, make_design(data[0].shape[0])).estimate()
 

@@ -17,10 +17,10 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from .._codes import dense_codes
-from .._errors import InvalidInputError
-from .._validation import as_label_array, check_label_pair, check_same_length
-from ..design import Design
+from ..core.codes import dense_codes
+from ..core.design import Design
+from ..core.errors import InvalidInputError
+from ..core.validation import as_label_array, check_label_pair, check_same_length
 from ._base import Evaluator, Metric, SumEvaluator, row_sum, safe_divide
 
 __all__ = [

@@ -41,9 +41,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._errors import InvalidInputError
-from .._validation import as_float_array, check_same_length
-from ..design import Design
+from ..core.design import Design
+from ..core.errors import InvalidInputError
+from ..core.validation import as_float_array, check_same_length
 from ._base import Evaluator, Metric, RowLevelEvaluator, SumEvaluator
 
 __all__ = ["METRICS", "Kendall", "Pearson", "Spearman"]

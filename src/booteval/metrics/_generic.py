@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import InvalidInputError
-from .._validation import as_float_array, as_label_array, check_same_length, describe_value
-from ..design import Design
+from ..core.design import Design
+from ..core.errors import InvalidInputError
+from ..core.validation import as_float_array, as_label_array, check_same_length, describe_value
 from ._base import Evaluator, Metric
 
 __all__ = ["CallableMetric"]

@@ -38,9 +38,9 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from .._errors import InvalidInputError
-from .._validation import as_float_array, as_label_array, check_same_length
-from ..design import Design
+from ..core.design import Design
+from ..core.errors import InvalidInputError
+from ..core.validation import as_float_array, as_label_array, check_same_length
 from ._base import Evaluator, Metric, RowLevelEvaluator
 
 __all__ = ["METRICS", "AveragePrecision", "RocAuc"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._errors import InvalidInputError
-from .._validation import describe_value
+from ..core.errors import InvalidInputError
+from ..core.validation import describe_value
 from . import _calibration, _classification, _correlation, _ranking, _regression, _text
 from ._base import Metric
 from ._generic import CallableMetric

@@ -15,9 +15,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._codes import dense_codes
-from .._validation import as_float_array, check_same_length
-from ..design import Design
+from ..core.codes import dense_codes
+from ..core.design import Design
+from ..core.validation import as_float_array, check_same_length
 from ._base import Evaluator, Metric, SumEvaluator, safe_divide
 
 __all__ = ["MAE", "MSE", "R2", "RMSE", "Mean", "ratio_evaluator"]

@@ -22,8 +22,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._errors import InvalidInputError
-from ..design import Design
+from ..core.design import Design
+from ..core.errors import InvalidInputError
 from ._base import Evaluator, Metric, SumEvaluator
 
 __all__ = ["BLEU", "CHRF", "bleu_from_stats", "chrf_from_stats"]

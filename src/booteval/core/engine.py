@@ -1,0 +1,347 @@
+"""The resampling loop: weight batches in, replicate values (and standard errors) out."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..metrics._base import Evaluator
+from .design import Design
+from .errors import (
+    BootevalError,
+    InvalidInputError,
+    LongRunWarning,
+    UndefinedReplicateWarning,
+    warn,
+)
+from .intervals import METHODS
+from .progress import report, reporter
+from .streams import generator
+from .validation import check_confidence_level, check_n_resamples, check_positive_int, check_seed
+
+__all__ = [
+    "ENGINES",
+    "UNDEFINED_POLICIES",
+    "UNDEFINED_WARN_FRACTION",
+    "RunOptions",
+    "check_choice",
+    "check_run_options",
+    "compiled_runner",
+    "default_batch",
+    "run_replicates",
+    "screen_undefined",
+]
+
+UNDEFINED_POLICIES = ("drop", "raise")
+#: ``"numpy"``: PCG64 blocks of unit counts (the default); ``"numba"``: the optional
+#: compiled kernels of :mod:`booteval.core.kernels`, with their own per-replicate streams;
+#: ``"auto"``: the compiled kernels where numba is installed and has one, else NumPy
+ENGINES = ("numpy", "numba", "auto")
+#: ``on_undefined="drop"`` warns when more than this fraction of replicates is undefined
+UNDEFINED_WARN_FRACTION = 0.01
+
+
+def check_choice(value: object, name: str, choices: tuple[str, ...]) -> str:
+    """``value`` if it is one of ``choices``; otherwise an error listing them."""
+    if not isinstance(value, str) or value not in choices:
+        raise InvalidInputError(name, f"one of {', '.join(map(repr, choices))}", repr(value))
+    return value
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The validated options shared by every bootstrap entry point."""
+
+    confidence_level: float
+    n_resamples: int
+    seed: int
+    method: str
+    on_undefined: str
+    bca_ties: str
+    batch: int | None
+    n_inner: int
+    workers: int | None
+    engine: str = "numpy"
+
+
+def check_run_options(
+    *,
+    confidence_level: object,
+    n_resamples: object,
+    seed: object,
+    method: object,
+    on_undefined: object = "drop",
+    bca_ties: object = "half",
+    batch: object = None,
+    n_inner: object = 50,
+    workers: object = None,
+    engine: object = "numpy",
+) -> RunOptions:
+    """Validate the options every entry point shares (errors name the parameter)."""
+    level = check_confidence_level(confidence_level)
+    return RunOptions(
+        confidence_level=level,
+        n_resamples=check_n_resamples(n_resamples, level),
+        seed=check_seed(seed),
+        method=check_choice(method, "method", METHODS),
+        on_undefined=check_choice(on_undefined, "on_undefined", UNDEFINED_POLICIES),
+        bca_ties=check_choice(bca_ties, "bca_ties", ("half", "below")),
+        batch=None if batch is None else check_positive_int(batch, "batch"),
+        n_inner=check_positive_int(n_inner, "n_inner", minimum=2),
+        workers=None if workers is None else check_positive_int(workers, "workers"),
+        engine=check_choice(engine, "engine", ENGINES),
+    )
+
+
+def screen_undefined(
+    defined: np.ndarray,
+    what: str,
+    on_undefined: str,
+    *,
+    reason: str | None = None,
+    hint: str = "",
+) -> int:
+    """Apply the undefined-replicate policy; return the number of undefined replicates.
+
+    Parameters
+    ----------
+    defined : ndarray of bool, shape (B,)
+    what : str
+        What was undefined, for the messages (e.g. ``"metric 'roc_auc'"``).
+    on_undefined : {"drop", "raise"}
+    reason : str, optional
+        The first error a callable raised.
+    hint : str
+        Appended to the warning.
+    """
+    b = defined.size
+    n_undefined = int(b - defined.sum())
+    if not n_undefined:
+        return 0
+    msg = f"{what} was undefined on {n_undefined} of {b} replicates" + (
+        f" (first error: {reason})" if reason else ""
+    )
+    if on_undefined == "raise":
+        raise BootevalError(msg + "; pass on_undefined='drop' to drop and count them.")
+    if n_undefined == b:
+        raise BootevalError(msg + ": no interval can be formed.")
+    if n_undefined > UNDEFINED_WARN_FRACTION * b:
+        warn(
+            msg + "; they were dropped, so the interval is conditional on the metric being "
+            "defined." + hint,
+            UndefinedReplicateWarning,
+            stacklevel=3,
+        )
+    return n_undefined
+
+
+def default_batch(design: Design, n_resamples: int) -> int:
+    """One generator block of replicates (about 8 MB of weights) per batch.
+
+    Aligning batches with the design's blocks means no block is drawn twice.
+    """
+    return max(1, min(n_resamples, design.block_size))
+
+
+def _inner_rng(seed: int, b: int) -> np.random.Generator:
+    return generator("nested", seed, b)
+
+
+def compiled_runner(
+    evaluator: Evaluator, design: Design, engine: str, *, want_se: bool = False
+) -> tuple[object | None, str | None]:
+    """The compiled runner for ``engine="numba"``/``"auto"``, or ``None`` and why not.
+
+    ``engine="numba"`` raises :class:`InvalidInputError` when numba cannot be
+    imported (falling back silently would change the numbers for the same seed)
+    and returns a note when there is no kernel for this case; ``engine="auto"``
+    takes the NumPy engine in both cases without a note (the result's design
+    says which engine ran).
+    """
+    if engine == "numpy":
+        return None, None
+    try:
+        from . import kernels as _kernels
+    except ImportError as exc:
+        if engine == "auto":
+            return None, None
+        raise InvalidInputError(
+            "engine",
+            "'numpy', 'auto', or 'numba' with the optional numba package installed",
+            f"'numba', but numba cannot be imported ({exc})",
+            'Install it with pip install "booteval[fast]", or use engine="numpy".',
+        ) from None
+    runner = _kernels.plan(evaluator, design)
+    if isinstance(runner, str):
+        reason = runner
+    elif want_se and not getattr(runner, "has_standard_error", False):
+        reason = "the compiled engine has no nested bootstrap for a studentized interval"
+    else:
+        return runner, None
+    if engine == "auto":
+        return None, None
+    return None, (
+        f"engine='numba' was requested, but {reason}: the NumPy engine was used, whose "
+        "replicates differ from the compiled engine's for the same seed"
+    )
+
+
+def run_replicates(
+    evaluator: Evaluator | Any,
+    design: Design | Any,
+    n_resamples: int,
+    seed: int,
+    batch: int | None,
+    *,
+    want_se: bool = False,
+    n_inner: int = 50,
+    workers: int | None = None,
+    compiled: object | None = None,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """All replicate values, and per-replicate standard errors when ``want_se``.
+
+    ``design`` is the weight source: a :class:`~booteval.design.Design`, or any object
+    with ``unit_weights(seed, start, stop)`` (the weights of replicates ``start .. stop -
+    1``, the same whatever the batching) and ``block_size`` (wild multipliers, permutation
+    swaps, the two-level threshold and nested-sample designs). ``evaluator`` turns a batch
+    of weights into values (``estimate()`` gives their shape, ``replicates(weights)`` the
+    values; ``has_standard_error``/``standard_errors`` and ``thread_safe`` as for metrics).
+    Progress is reported per batch to the caller's listener (:mod:`booteval.core.progress`).
+
+    Standard errors come from the evaluator's analytic formula where it has
+    one, and otherwise from a nested bootstrap of ``n_inner`` resamples drawn
+    from each replicate (seeded per replicate, so independent of ``batch``).
+
+    ``compiled`` is a runner from :func:`compiled_runner`: the replicates then
+    come from the compiled kernels (on ``workers`` numba threads), whose
+    per-replicate streams make them independent of ``batch`` and ``workers``.
+    """
+    listener = reporter()  # read here: worker threads do not see the caller's context
+    if compiled is not None:
+        import numba
+
+        from .kernels import threads
+
+        previous = numba.get_num_threads()
+        numba.set_num_threads(threads(workers))
+        try:
+            out = compiled(seed, 0, n_resamples, want_se)  # type: ignore[operator]
+        finally:
+            numba.set_num_threads(previous)
+        report(listener, n_resamples, n_resamples)
+        return out
+    design = evaluator.design or design
+    size = batch or default_batch(design, n_resamples)
+    # an evaluator of several systems returns (batch, K) values
+    width = np.shape(evaluator.estimate())
+    reps = np.empty((n_resamples, *width))
+    ses = np.empty(n_resamples) if want_se else None
+
+    def one_batch(start: int, stop: int | None = None) -> None:
+        stop = min(start + size if stop is None else stop, n_resamples)
+        weights = design.unit_weights(seed, start, stop)
+        reps[start:stop] = evaluator.replicates(weights)
+        if ses is None:
+            return
+        if evaluator.has_standard_error:
+            ses[start:stop] = evaluator.standard_errors(weights)
+            return
+        for i, b in enumerate(range(start, stop)):
+            inner = design.nested_unit_weights(weights[i], n_inner, _inner_rng(seed, b))
+            values = evaluator.replicates(inner)
+            values = values[np.isfinite(values)]
+            ses[b] = np.std(values, ddof=1) if values.size >= 2 else np.nan
+
+    # a short first batch, timed, so that a long run says so before it goes on (the
+    # weights of replicate b do not depend on how the replicates are batched)
+    probe = min(size, _PROBE_REPLICATES, n_resamples)
+    started = time.perf_counter()
+    one_batch(0, probe)
+    report(listener, probe, n_resamples)
+    per_replicate = (time.perf_counter() - started) / probe
+    starts = range(probe, n_resamples, size)
+    parallel = getattr(evaluator, "thread_safe", True)
+    n_workers = min(resolve_workers(workers), len(starts)) if parallel else 1
+    _announce(per_replicate * (n_resamples - probe) / max(n_workers, 1), n_resamples, n_workers)
+    if n_workers <= 1:
+        for start in starts:
+            one_batch(start)
+            report(listener, min(start + size, n_resamples), n_resamples)
+        return reps, ses
+    with _one_blas_thread():
+        pool = ThreadPoolExecutor(max_workers=n_workers)
+        futures = []
+        try:  # submitting is inside: a Ctrl-C while queueing must cancel the queue too
+            futures.extend(pool.submit(one_batch, start) for start in starts)
+            for start, future in zip(starts, futures, strict=True):
+                future.result()  # in order: the count reported only grows
+                report(listener, min(start + size, n_resamples), n_resamples)
+        finally:
+            # on an error or Ctrl-C, queued batches are dropped at once; a batch
+            # already running finishes in the background, its result unused
+            pool.shutdown(wait=False, cancel_futures=True)
+    return reps, ses
+
+
+#: replicates in the timed first batch
+_PROBE_REPLICATES = 64
+#: runs estimated to take longer than this many seconds say so when they start
+LONG_RUN_SECONDS = 60.0
+
+
+def _announce(seconds: float, n_resamples: int, n_workers: int) -> None:
+    if seconds <= LONG_RUN_SECONDS:
+        return
+    minutes = seconds / 60.0
+    when = f"{minutes:.1f} min" if minutes < 120 else f"{minutes / 60.0:.1f} h"
+    warn(
+        f"this run will take about {when} ({n_resamples} resamples on {n_workers} "
+        f"thread{'s' if n_workers > 1 else ''}); Ctrl-C stops it. Fewer resamples "
+        "(n_resamples=1000 for a first look) or engine='numba' where it applies are faster.",
+        LongRunWarning,
+        stacklevel=4,
+    )
+
+
+_blas_lock = threading.Lock()
+_blas_state: dict[str, Any] = {"users": 0, "limiter": None}
+
+
+@contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """One BLAS thread while our worker threads run (a process-wide setting).
+
+    A multi-threaded BLAS inside each of our threads oversubscribes the cores
+    (measured 1.6x slower on the integer-count products of text metrics). The
+    limit is set by the first of any concurrent runs and lifted by the last, so
+    that overlapping runs from several user threads restore the original setting.
+    """
+    with _blas_lock:
+        if _blas_state["users"] == 0:
+            from threadpoolctl import threadpool_limits
+
+            _blas_state["limiter"] = threadpool_limits(limits=1, user_api="blas")
+        _blas_state["users"] += 1
+    try:
+        yield
+    finally:
+        with _blas_lock:
+            _blas_state["users"] -= 1
+            if _blas_state["users"] == 0:
+                _blas_state["limiter"].restore_original_limits()
+                _blas_state["limiter"] = None
+
+
+def resolve_workers(workers: int | None) -> int:
+    """Number of threads: ``workers``, or the machine's cores when ``None``."""
+    if workers is None:
+        return max(1, os.cpu_count() or 1)
+    return max(1, int(workers))

@@ -1,0 +1,595 @@
+"""Interval methods and transforms: pure functions of a stored bootstrap distribution.
+
+Every function here takes the point estimate, the replicate values and, where a
+method needs them, jackknife values or standard errors, and returns the
+interval. Nothing here resamples, so any method can be recomputed from a stored
+result and tested on its own.
+
+Conventions
+-----------
+Quantile rule
+    The endpoint at level ``p`` is the ``ceil(p * B)``-th smallest of the ``B``
+    replicates (no interpolation; NumPy's ``"inverted_cdf"``). With
+    ``B = 10_000`` at 95 % the percentile interval is the 250th and the 9,750th
+    sorted values.
+Ties in BCa's bias correction
+    ``z0 = Phi^-1(p0)`` with ``p0 = (#{theta* < theta_hat} + #{theta* == theta_hat} / 2) / B``
+    by default (``ties="half"``, as scipy), because accuracy-like metrics put many
+    replicates exactly on the estimate and counting them as "not below" (R boot's
+    rule, ``ties="below"``) biases ``z0`` downwards.
+Acceleration
+    From the centred jackknife values: with ``d_i = mean(theta_(.)) - theta_(i)``,
+    ``a = sum(d^3) / (6 * sum(d^2)^1.5)``; the leave-one-out values are per unit
+    (row, or cluster under a cluster design).
+Normal
+    Bias-corrected, as R boot's ``norm``: ``2 theta_hat - mean(theta*) -/+ z * sd(theta*)``.
+Studentized
+    ``t* = (theta* - theta_hat) / se*`` and the interval
+    ``[theta_hat - t*_(1-alpha/2) se, theta_hat - t*_(alpha/2) se]``.
+
+Degenerate cases (each warned with :class:`~booteval.DegenerateIntervalWarning`
+and recorded in the outcome's ``notes``): all replicates equal (the interval has
+zero width); BCa with the estimate outside the replicates (``z0`` infinite) or
+a non-monotone adjustment (the percentile interval is returned instead); a
+jackknife with zero variance (acceleration set to 0); BCa levels beyond the
+extreme order statistics (the extreme replicate is used).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.special import expit, ndtr, ndtri
+
+from .errors import DegenerateIntervalWarning, InvalidInputError, warn
+
+__all__ = [
+    "METHODS",
+    "IntervalOutcome",
+    "Transform",
+    "bca_levels",
+    "compute_interval",
+    "order_statistic_quantile",
+    "resolve_transform",
+]
+
+METHODS: tuple[str, ...] = ("percentile", "basic", "normal", "bca", "studentized")
+
+
+# ---------------------------------------------------------------- transforms
+@dataclass(frozen=True)
+class Transform:
+    """A monotone transform applied to every replicate before forming an interval.
+
+    Attributes
+    ----------
+    name : str
+    forward, inverse : callable
+        Vectorized maps between the metric scale and the working scale.
+    derivative : callable
+        ``d forward / d x``, used to carry an analytic standard error across.
+    """
+
+    name: str
+    forward: Callable[[np.ndarray], np.ndarray]
+    inverse: Callable[[np.ndarray], np.ndarray]
+    derivative: Callable[[np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class _Logit:
+    """One map of the continuity-corrected logit for ``n`` rows (module-level, so that
+    results holding it pickle): ``part`` is "forward", "inverse" or "derivative"."""
+
+    k: float
+    part: str
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        k = self.k
+        if self.part == "inverse":
+            return np.clip((expit(np.asarray(x, dtype=float)) * (k + 1.0) - 0.5) / k, 0.0, 1.0)
+        q = (np.asarray(x, dtype=float) * k + 0.5) / (k + 1.0)
+        if self.part == "forward":
+            return np.log(q) - np.log1p(-q)
+        return (k / (k + 1.0)) / (q * (1.0 - q))
+
+
+def _logit_transform(n: int) -> Transform:
+    k = float(n)
+    return Transform(
+        f"logit (continuity-corrected, n={n})",
+        _Logit(k, "forward"),
+        _Logit(k, "inverse"),
+        _Logit(k, "derivative"),
+    )
+
+
+_FISHER_EDGE = 1.0 - 1e-12
+
+
+def _fisher_forward(r: np.ndarray) -> np.ndarray:
+    return np.arctanh(np.clip(np.asarray(r, dtype=float), -_FISHER_EDGE, _FISHER_EDGE))
+
+
+def _fisher_derivative(r: np.ndarray) -> np.ndarray:
+    rr = np.clip(np.asarray(r, dtype=float), -_FISHER_EDGE, _FISHER_EDGE)
+    return 1.0 / (1.0 - rr * rr)
+
+
+def _fisher_transform() -> Transform:
+    return Transform("fisher z", _fisher_forward, np.tanh, _fisher_derivative)
+
+
+@dataclass(frozen=True)
+class _NumericDerivative:
+    """The central-difference derivative of a user's forward map (picklable when the map
+    is)."""
+
+    forward: Callable[[np.ndarray], np.ndarray]
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=float)
+        h = 1e-6 * np.maximum(1.0, np.abs(x))
+        return (np.asarray(self.forward(x + h)) - np.asarray(self.forward(x - h))) / (2 * h)
+
+
+TRANSFORMS: tuple[str, ...] = ("logit", "fisher")
+
+
+def resolve_transform(transform: object, n: int) -> Transform | None:
+    """Turn the user's ``transform=`` argument into a :class:`Transform`.
+
+    Parameters
+    ----------
+    transform : None, "logit", "fisher", Transform or (forward, inverse)
+        ``"logit"`` maps a proportion-like metric with the continuity
+        correction ``p -> (p n + 0.5) / (n + 1)`` (for a proportion ``k / n``,
+        ``(k + 0.5) / (n + 1)``), so replicates at 0 or 1 stay finite.
+        ``"fisher"`` is ``atanh`` for correlations. A pair of vectorized
+        callables ``(forward, inverse)`` supplies any other monotone map.
+    n : int
+        The sample size used by the logit continuity correction.
+
+    Examples
+    --------
+    >>> t = resolve_transform("logit", n=10)
+    >>> float(t.inverse(t.forward(np.array([0.3])))[0])
+    0.3
+    """
+    if transform is None:
+        return None
+    if isinstance(transform, Transform):
+        return transform
+    if isinstance(transform, str):
+        if transform == "logit":
+            return _logit_transform(max(int(n), 1))
+        if transform == "fisher":
+            return _fisher_transform()
+        raise InvalidInputError(
+            "transform",
+            f"one of {', '.join(repr(t) for t in TRANSFORMS)}, a Transform, or a pair of "
+            "callables (forward, inverse)",
+            repr(transform),
+        )
+    if isinstance(transform, tuple) and len(transform) == 2 and all(map(callable, transform)):
+        fwd, inv = transform
+        return Transform(getattr(fwd, "__name__", "custom"), fwd, inv, _NumericDerivative(fwd))
+    raise InvalidInputError(
+        "transform",
+        "None, 'logit', 'fisher', a Transform, or a pair of callables (forward, inverse)",
+        f"{type(transform).__name__}",
+    )
+
+
+# ------------------------------------------------------------------ outcomes
+@dataclass(frozen=True)
+class IntervalOutcome:
+    """What an interval method produced.
+
+    Attributes
+    ----------
+    low, high : float
+        The interval on the metric's scale.
+    mcse_low, mcse_high : float
+        Monte Carlo standard errors of the endpoints (from the spread of the
+        order statistics within one binomial standard deviation of the one
+        used; for BCa plus the effect of the Monte Carlo error in ``z0`` on
+        the adjusted levels; for the normal method from the sampling error of
+        the mean and SD).
+    notes : tuple of str
+        Degenerate situations met and what was done about them.
+    details : dict
+        Method-specific values (``z0``, ``acceleration``, the adjusted levels).
+    """
+
+    low: float
+    high: float
+    mcse_low: float
+    mcse_high: float
+    notes: tuple[str, ...] = ()
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def order_statistic_quantile(sorted_values: np.ndarray, p: float) -> float:
+    """The ``ceil(p * B)``-th smallest value (1-based), clamped to the sample.
+
+    Examples
+    --------
+    >>> x = np.arange(1, 10_001, dtype=float)
+    >>> order_statistic_quantile(x, 0.025), order_statistic_quantile(x, 0.975)
+    (250.0, 9750.0)
+    """
+    b = sorted_values.shape[0]
+    k = math.ceil(p * b - 1e-9)
+    k = min(max(k, 1), b)
+    return float(sorted_values[k - 1])
+
+
+def _quantile_mcse(sorted_values: np.ndarray, p: float) -> float:
+    b = sorted_values.shape[0]
+    sd = math.sqrt(max(b * p * (1 - p), 0.0))
+    lo = min(max(math.floor(p * b - sd), 1), b)
+    hi = min(max(math.ceil(p * b + sd), 1), b)
+    return float(sorted_values[hi - 1] - sorted_values[lo - 1]) / 2.0
+
+
+def _quantile_slope(sorted_values: np.ndarray, p: float) -> float:
+    """d(quantile)/d(level) near ``p``, from the order statistics one binomial SD away."""
+    b = sorted_values.shape[0]
+    sd = math.sqrt(max(b * p * (1 - p), 1.0))
+    lo = min(max(math.floor(p * b - sd), 1), b)
+    hi = min(max(math.ceil(p * b + sd), 1), b)
+    if hi == lo:
+        return 0.0
+    return float(sorted_values[hi - 1] - sorted_values[lo - 1]) / ((hi - lo) / b)
+
+
+def _bca_level_mcse(level_z: float, z0: float, acc: float, b: int) -> float:
+    """Monte Carlo SD of one BCa level due to the noise in ``z0`` (estimated from B draws)."""
+    p0 = float(ndtr(z0))
+    phi = math.exp(-0.5 * z0 * z0) / math.sqrt(2 * math.pi)
+    if phi <= 0:
+        return 0.0
+    se_z0 = math.sqrt(p0 * (1 - p0) / b) / phi
+    u = z0 + level_z
+    den = 1.0 - acc * u
+    arg = z0 + u / den
+    dlevel = math.exp(-0.5 * arg * arg) / math.sqrt(2 * math.pi) * (1.0 + 1.0 / (den * den))
+    return dlevel * se_z0
+
+
+def bca_levels(
+    estimate: float,
+    replicates: np.ndarray,
+    jackknife: np.ndarray,
+    alpha: float,
+    *,
+    ties: str = "half",
+) -> tuple[float, float, float, float, list[str]]:
+    """BCa's adjusted percentile levels.
+
+    Parameters
+    ----------
+    estimate : float
+    replicates : ndarray
+        Finite replicate values.
+    jackknife : ndarray
+        Leave-one-unit-out values (finite).
+    alpha : float
+        ``1 - confidence_level``.
+    ties : {"half", "below"}
+        How replicates equal to the estimate count in ``z0``.
+
+    Returns
+    -------
+    (level_low, level_high, z0, acceleration, notes)
+        Levels are NaN when BCa is undefined (see the notes).
+
+    Examples
+    --------
+    >>> reps = np.array([1.0, 2.0, 3.0, 4.0])
+    >>> lo, hi, z0, a, notes = bca_levels(2.5, reps, np.array([1.0, 2.0, 3.0]), 0.5)
+    >>> z0, a
+    (0.0, 0.0)
+    """
+    notes: list[str] = []
+    b = replicates.shape[0]
+    below = float(np.count_nonzero(replicates < estimate))
+    if ties == "half":
+        below += 0.5 * float(np.count_nonzero(replicates == estimate))
+    elif ties != "below":
+        raise InvalidInputError("ties", "'half' or 'below'", repr(ties))
+    p0 = below / b
+    if p0 <= 0.0 or p0 >= 1.0:
+        notes.append(
+            "BCa undefined: the estimate lies outside the bootstrap distribution "
+            f"(fraction below = {p0:g}, so z0 is infinite)"
+        )
+        return math.nan, math.nan, math.copysign(math.inf, p0 - 0.5), math.nan, notes
+    z0 = float(ndtri(p0))
+
+    d = np.mean(jackknife) - jackknife
+    ss = float(np.sum(d * d))
+    if ss <= 0.0 or not math.isfinite(ss):
+        notes.append("jackknife values have zero variance: acceleration set to 0")
+        acc = 0.0
+    else:
+        acc = float(np.sum(d * d * d) / (6.0 * ss**1.5))
+
+    levels = []
+    for z_alpha in (float(ndtri(alpha / 2)), float(ndtri(1 - alpha / 2))):
+        num = z0 + z_alpha
+        den = 1.0 - acc * num
+        if den <= 0.0:
+            notes.append(
+                f"BCa undefined: acceleration {acc:.3g} is too large for this level "
+                "(1 - a (z0 + z) <= 0)"
+            )
+            return math.nan, math.nan, z0, acc, notes
+        levels.append(float(ndtr(z0 + num / den)))
+    return levels[0], levels[1], z0, acc, notes
+
+
+def _check_monotone(g: Transform, reps: np.ndarray, estimate: float) -> None:
+    """Refuse a transform that is not monotone (and invertible) over the replicates."""
+    xs = np.unique(np.concatenate([reps, [estimate]]))
+    with np.errstate(all="ignore"):
+        ys = np.asarray(g.forward(xs), dtype=float)
+        back = np.asarray(g.inverse(ys), dtype=float) if ys.size else ys
+    if not np.all(np.isfinite(ys)):
+        bad = float(xs[np.flatnonzero(~np.isfinite(ys))[0]])
+        raise InvalidInputError(
+            "transform",
+            "a forward map that is finite over the replicate values",
+            f"forward({bad:.6g}) is not finite",
+        )
+    steps = np.diff(ys)
+    if not (np.all(steps >= 0) or np.all(steps <= 0)):
+        i = int(np.flatnonzero(steps > 0)[0] if steps[0] < 0 else np.flatnonzero(steps < 0)[0])
+        raise InvalidInputError(
+            "transform",
+            "a monotone forward map over the replicate values",
+            f"{g.name}: forward({xs[i]:.6g}) = {ys[i]:.6g} but "
+            f"forward({xs[i + 1]:.6g}) = {ys[i + 1]:.6g}, against the trend",
+            "A non-monotone transform reorders the replicates, so the endpoints mapped back "
+            "need not bracket the estimate.",
+        )
+    scale = max(1.0, float(np.max(np.abs(xs))))
+    if not np.all(np.abs(back - xs) <= 1e-6 * scale + 1e-9 * np.abs(xs)):
+        i = int(np.flatnonzero(~(np.abs(back - xs) <= 1e-6 * scale))[0])
+        raise InvalidInputError(
+            "transform",
+            "an inverse that undoes the forward map",
+            f"inverse(forward({xs[i]:.6g})) = {back[i]:.6g}",
+        )
+
+
+def _warn(notes: list[str]) -> None:
+    for note in notes:
+        warn(note, DegenerateIntervalWarning, stacklevel=4)
+
+
+def compute_interval(
+    method: str,
+    estimate: float,
+    replicates: np.ndarray,
+    confidence_level: float,
+    *,
+    jackknife: np.ndarray | None = None,
+    standard_error: float | None = None,
+    replicate_standard_errors: np.ndarray | None = None,
+    transform: Transform | None = None,
+    bounds: tuple[float, float] | None = None,
+    ties: str = "half",
+    warn: bool = True,
+) -> IntervalOutcome:
+    """Form one interval from a bootstrap distribution.
+
+    Parameters
+    ----------
+    method : {"percentile", "basic", "normal", "bca", "studentized"}
+    estimate : float
+        The metric on the original data.
+    replicates : ndarray, shape (B,)
+        Finite replicate values (undefined ones already removed).
+    confidence_level : float
+        In (0, 1).
+    jackknife : ndarray, optional
+        Leave-one-unit-out values; required by ``"bca"``.
+    standard_error : float, optional
+        Standard error of the estimate; required by ``"studentized"``.
+    replicate_standard_errors : ndarray, shape (B,), optional
+        Standard error within each replicate; required by ``"studentized"``.
+    transform : Transform, optional
+        Applied to the estimate, the replicates and the jackknife values (and,
+        by the delta method, the standard errors) before the interval is formed;
+        the endpoints are mapped back.
+    bounds : (float, float), optional
+        The metric's range; endpoints outside it are clipped (and noted).
+    ties : {"half", "below"}
+        BCa's tie convention (see the module notes).
+    warn : bool
+        Emit :class:`DegenerateIntervalWarning` for each note.
+
+    Returns
+    -------
+    IntervalOutcome
+
+    Examples
+    --------
+    >>> reps = np.linspace(0.0, 1.0, 10_001)
+    >>> out = compute_interval("percentile", 0.5, reps, 0.95)
+    >>> round(out.low, 4), round(out.high, 4)
+    (0.025, 0.975)
+    """
+    if method not in METHODS:
+        raise InvalidInputError("method", f"one of {', '.join(map(repr, METHODS))}", repr(method))
+    reps = np.asarray(replicates, dtype=float)
+    b = reps.shape[0]
+    if b == 0:
+        raise InvalidInputError("replicates", "at least one finite replicate", "none")
+    alpha = 1.0 - confidence_level
+    notes: list[str] = []
+    details: dict[str, Any] = {}
+
+    g = transform
+    if g is not None:
+        _check_monotone(g, reps, estimate)
+        theta = float(g.forward(np.array([estimate]))[0])
+        t_reps = np.asarray(g.forward(reps), dtype=float)
+    else:
+        theta, t_reps = float(estimate), reps
+
+    order = np.argsort(t_reps, kind="stable")
+    srt = t_reps[order]
+
+    if srt[0] == srt[-1]:
+        notes.append(
+            f"all {b} bootstrap replicates are equal ({reps[0]:g}): the data give no "
+            "resampling variability, so the interval has zero width"
+        )
+        low = high = float(estimate)
+        if warn:
+            _warn(notes)
+        return IntervalOutcome(low, high, 0.0, 0.0, tuple(notes), details)
+
+    if method in ("percentile", "bca"):
+        lev_lo, lev_hi = alpha / 2, 1 - alpha / 2
+        if method == "bca":
+            if jackknife is None:
+                raise InvalidInputError("jackknife", "jackknife values for method='bca'", "None")
+            jk = np.asarray(jackknife, dtype=float)
+            finite = np.isfinite(jk)
+            if not finite.all():
+                notes.append(
+                    f"{int((~finite).sum())} of {jk.size} jackknife values undefined; "
+                    "acceleration computed from the rest"
+                )
+                jk = jk[finite]
+            if g is not None:
+                jk = np.asarray(g.forward(jk), dtype=float)
+            a1, a2, z0, acc, bnotes = bca_levels(theta, t_reps, jk, alpha, ties=ties)
+            notes.extend(bnotes)
+            details.update(z0=z0, acceleration=acc, ties=ties)
+            if math.isnan(a1):
+                notes.append("percentile interval returned instead of BCa")
+            else:
+                lev_lo, lev_hi = a1, a2
+                if min(a1, 1 - a2) < 1.0 / b:
+                    notes.append(
+                        f"BCa levels ({a1:.2g}, {a2:.4g}) reach beyond the extreme order "
+                        f"statistics of {b} replicates: the endpoint is the extreme replicate; "
+                        "increase n_resamples"
+                    )
+            details.update(levels=(lev_lo, lev_hi))
+        lo_t = order_statistic_quantile(srt, lev_lo)
+        hi_t = order_statistic_quantile(srt, lev_hi)
+        mc_lo, mc_hi = _quantile_mcse(srt, lev_lo), _quantile_mcse(srt, lev_hi)
+        if method == "bca" and "levels" in details and math.isfinite(details.get("z0", math.nan)):
+            # BCa's levels move with z0, itself estimated from the B replicates
+            z0, acc = details["z0"], details["acceleration"]
+            for i, (lev, z_a) in enumerate(
+                ((lev_lo, float(ndtri(alpha / 2))), (lev_hi, float(ndtri(1 - alpha / 2))))
+            ):
+                extra = _quantile_slope(srt, lev) * _bca_level_mcse(z_a, z0, acc, b)
+                if i == 0:
+                    mc_lo = math.hypot(mc_lo, extra)
+                else:
+                    mc_hi = math.hypot(mc_hi, extra)
+    elif method == "basic":
+        lo_t = 2 * theta - order_statistic_quantile(srt, 1 - alpha / 2)
+        hi_t = 2 * theta - order_statistic_quantile(srt, alpha / 2)
+        mc_lo, mc_hi = _quantile_mcse(srt, 1 - alpha / 2), _quantile_mcse(srt, alpha / 2)
+    elif method == "normal":
+        bias = float(np.mean(t_reps)) - theta
+        sd = float(np.std(t_reps, ddof=1))
+        z = float(ndtri(1 - alpha / 2))
+        lo_t, hi_t = theta - bias - z * sd, theta - bias + z * sd
+        mc = math.sqrt(sd * sd / b + (z * sd) ** 2 / (2 * (b - 1)))
+        mc_lo = mc_hi = mc
+        details.update(bias=bias, sd=sd)
+    else:  # studentized
+        if standard_error is None or replicate_standard_errors is None:
+            raise InvalidInputError(
+                "standard_error",
+                "the estimate's standard error and one per replicate for method='studentized'",
+                "None",
+            )
+        se_star = np.asarray(replicate_standard_errors, dtype=float)
+        se_hat = float(standard_error)
+        if g is not None:
+            se_hat = se_hat * abs(float(g.derivative(np.array([estimate]))[0]))
+            se_star = se_star * np.abs(np.asarray(g.derivative(reps), dtype=float))
+        # A replicate with a zero standard error (e.g. a resample with every row correct)
+        # has an infinite pivot, of the sign of its deviation: it is an extreme of the
+        # t distribution, not a missing value, and leaving it out would make the interval
+        # too short on that side. With no deviation either, its pivot is 0.
+        dev = t_reps - theta
+        zero = np.isfinite(se_star) & (se_star == 0)
+        ok = (np.isfinite(se_star) & (se_star > 0)) | zero
+        if zero.any():
+            notes.append(
+                f"{int(zero.sum())} of {b} replicates have a zero standard error: their "
+                "studentized values are infinite (0 where the replicate equals the estimate)"
+            )
+        if not ok.all():
+            notes.append(
+                f"{int((~ok).sum())} of {b} replicates have an undefined standard error "
+                "and were left out of the studentized distribution"
+            )
+        if ok.sum() < 2 or not (se_hat > 0 and math.isfinite(se_hat)):
+            notes.append(
+                "studentized interval undefined (no usable standard errors); "
+                "percentile interval returned instead"
+            )
+            lo_t = order_statistic_quantile(srt, alpha / 2)
+            hi_t = order_statistic_quantile(srt, 1 - alpha / 2)
+            mc_lo, mc_hi = _quantile_mcse(srt, alpha / 2), _quantile_mcse(srt, 1 - alpha / 2)
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                pivots = np.where(zero, np.sign(dev) * np.inf, dev / np.where(zero, 1.0, se_star))
+            pivots = np.where(zero & (dev == 0), 0.0, pivots)
+            t_star = np.sort(pivots[ok])
+            lo_t = theta - order_statistic_quantile(t_star, 1 - alpha / 2) * se_hat
+            hi_t = theta - order_statistic_quantile(t_star, alpha / 2) * se_hat
+            mc_lo = _quantile_mcse(t_star, 1 - alpha / 2) * se_hat
+            mc_hi = _quantile_mcse(t_star, alpha / 2) * se_hat
+            details.update(standard_error=se_hat)
+
+    if g is not None:
+        ends = np.asarray(g.inverse(np.array([lo_t, hi_t])), dtype=float)
+        # carry the Monte Carlo errors back by the local slope of the inverse
+        slope = (
+            np.abs(1.0 / np.asarray(g.derivative(ends), dtype=float))
+            if np.all(np.isfinite(ends))
+            else np.array([math.nan, math.nan])
+        )
+        low, high = float(ends[0]), float(ends[1])
+        mc_lo, mc_hi = mc_lo * float(slope[0]), mc_hi * float(slope[1])
+        if low > high:
+            low, high, mc_lo, mc_hi = high, low, mc_hi, mc_lo
+    else:
+        low, high = float(lo_t), float(hi_t)
+
+    if bounds is not None:
+        blo, bhi = bounds
+        if low < blo or high > bhi:
+            notes.append(
+                f"interval ({low:.6g}, {high:.6g}) clipped to the metric's range [{blo:g}, {bhi:g}]"
+            )
+            low, high = max(low, blo), min(high, bhi)
+    if not low <= estimate <= high:
+        notes.append(
+            f"the estimate {estimate:.6g} lies outside its own interval ({low:.6g}, {high:.6g}): "
+            "the bootstrap distribution is centred away from the estimate (a metric biased "
+            "under resampling, such as ECE with many bins, or too few resampling units); "
+            "treat this interval with caution"
+        )
+
+    if warn:
+        _warn([n for n in notes if not n.startswith("interval (")])
+    return IntervalOutcome(low, high, float(mc_lo), float(mc_hi), tuple(notes), details)

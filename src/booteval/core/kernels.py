@@ -1,0 +1,413 @@
+"""The compiled engine (``engine="numba"``): draw and accumulate in one pass.
+
+The NumPy engine draws a ``(batch, n_units)`` matrix of counts and reduces it;
+these kernels instead draw each replicate's ``n`` row indices and add up what
+the metric needs as they go, so no ``(batch, n)`` array is ever formed. They
+need the optional ``numba`` package (``pip install "booteval[fast]"``).
+
+Random streams
+--------------
+Every replicate ``b`` has its own generator, a xoshiro256++ whose state is
+seeded by SplitMix64 from ``(key, b)``, where ``key`` comes from
+``SeedSequence(seed, spawn_key=(12,))`` (the ``kernels`` stream). Its 64-bit outputs are
+used as 32-bit words (high half, then low half), and bounded integers use Lemire's
+multiply-and-reject method on those words, so every row is drawn with exactly
+equal probability. A replicate is therefore the same whichever thread computes it
+and whatever batch it is computed in, and a run of ``B`` replicates is a
+prefix of any longer run. The streams are *not* the NumPy engine's (those are
+PCG64 blocks drawing unit counts), so for the same seed the two engines give
+different (equally valid) replicates; each engine is reproducible on its own.
+
+Kernels
+-------
+* sums of per-row statistics (means, ratios, mean losses, R^2, ...: every
+  :class:`~booteval.metrics._base.SumEvaluator` with dense statistics), iid
+  design: each draw adds the drawn row's statistics, in draw order;
+* ROC-AUC, iid design: the scores are sorted once; a replicate draws sorted
+  positions (row ``order[p]``) and counts them, then one pass in score order
+  accumulates the weighted Mann-Whitney numerator in exact integer arithmetic
+  (ties count one half; NaN when a class is absent). Two equivalent passes, per
+  position (many tie groups) or per tie group (few), give identical values.
+
+Other metrics and designs (strata, clusters, compressed cells) have no kernel;
+:func:`plan` says why, and the caller uses the NumPy engine.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from .streams import seed_sequence
+
+__all__ = ["drawn_indices", "plan", "stream_key", "threads"]
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_U30 = np.uint64(30)
+_U27 = np.uint64(27)
+_U31 = np.uint64(31)
+_U32 = np.uint64(32)
+_U17 = np.uint64(17)
+_U23 = np.uint64(23)
+_U41 = np.uint64(41)
+_U45 = np.uint64(45)
+_U19 = np.uint64(19)
+_LOW32 = np.uint64(0xFFFFFFFF)
+# the kernels count draws in 32-bit integers and draw 32-bit bounded integers
+MAX_ROWS = (1 << 31) - 1
+# replicates per kernel call (the output is tiny; this only bounds one call's work)
+_CALL_REPLICATES = 4096
+_CACHE = os.environ.get("BOOTEVAL_NUMBA_CACHE", "1") != "0"
+
+
+def cache_dir() -> str:
+    """Where compiled kernels are cached: a user cache directory, never the package.
+
+    ``$NUMBA_CACHE_DIR`` when set (numba's own setting); otherwise ``booteval/numba``
+    under ``$XDG_CACHE_HOME`` (``~/.cache``), ``~/Library/Caches`` on macOS, or
+    ``%LOCALAPPDATA%`` on Windows. The installed package may be read-only, and a source
+    checkout stays clean.
+    """
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return os.environ["NUMBA_CACHE_DIR"]
+    if os.name == "nt":
+        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~")
+    elif sys.platform == "darwin":
+        base = os.path.join(os.path.expanduser("~"), "Library", "Caches")
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "booteval", "numba")
+
+
+if _CACHE:  # read by numba when each cached kernel below is defined
+    numba.config.CACHE_DIR = cache_dir()
+
+
+@njit(cache=_CACHE)
+def _mix(z: np.uint64) -> np.uint64:  # pragma: no cover - compiled
+    z = (z ^ (z >> _U30)) * _MIX1
+    z = (z ^ (z >> _U27)) * _MIX2
+    return z ^ (z >> _U31)
+
+
+@njit(cache=_CACHE)
+def _seed_state(k0, k1, b):  # pragma: no cover - compiled
+    """xoshiro256++ state of replicate ``b``: SplitMix64 outputs from ``(k0, k1, b)``."""
+    x = k0 ^ _mix(k1 + np.uint64(b) * _GOLDEN)
+    x = x + _GOLDEN
+    s0 = _mix(x)
+    x = x + _GOLDEN
+    s1 = _mix(x)
+    x = x + _GOLDEN
+    s2 = _mix(x)
+    x = x + _GOLDEN
+    s3 = _mix(x)
+    return s0, s1, s2, s3
+
+
+@njit(cache=_CACHE)
+def _next(s0, s1, s2, s3):  # pragma: no cover - compiled
+    """One xoshiro256++ output and the new state."""
+    t = s0 + s3
+    out = ((t << _U23) | (t >> _U41)) + s0
+    sh = s1 << _U17
+    s2 = s2 ^ s0
+    s3 = s3 ^ s1
+    s1 = s1 ^ s2
+    s0 = s0 ^ s3
+    s2 = s2 ^ sh
+    s3 = (s3 << _U45) | (s3 >> _U19)
+    return out, s0, s1, s2, s3
+
+
+@njit(cache=_CACHE)
+def _word(s0, s1, s2, s3, buf, have):  # pragma: no cover - compiled
+    """The next 32-bit word: the high, then the low half of each xoshiro256++ output."""
+    if have:
+        return buf & _LOW32, s0, s1, s2, s3, buf, False
+    out, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
+    return out >> _U32, s0, s1, s2, s3, out, True
+
+
+@njit(cache=_CACHE)
+def _bounded(s0, s1, s2, s3, buf, have, n, reject):  # pragma: no cover - compiled
+    """A uniform integer in ``[0, n)`` (Lemire: multiply, reject the biased low part)."""
+    while True:
+        w, s0, s1, s2, s3, buf, have = _word(s0, s1, s2, s3, buf, have)
+        m = w * n
+        if (m & _LOW32) >= reject:
+            return np.int64(m >> _U32), s0, s1, s2, s3, buf, have
+
+
+def _reject(n: int) -> np.uint64:
+    return np.uint64((2**32 - n) % n)
+
+
+@njit(cache=_CACHE)
+def _draws(k0, k1, b, n, reject):  # pragma: no cover - compiled
+    s0, s1, s2, s3 = _seed_state(k0, k1, b)
+    buf, have = np.uint64(0), False
+    nn = np.uint64(n)
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        idx, s0, s1, s2, s3, buf, have = _bounded(s0, s1, s2, s3, buf, have, nn, reject)
+        out[i] = idx
+    return out
+
+
+@njit(cache=_CACHE)
+def _count_draws(counts, k0, k1, b, nn, reject):  # pragma: no cover - compiled
+    """Add replicate ``b``'s ``len(counts)`` draws to ``counts`` (how often each index occurs)."""
+    s0, s1, s2, s3 = _seed_state(k0, k1, b)
+    buf, have = np.uint64(0), False
+    for _ in range(counts.shape[0]):
+        idx, s0, s1, s2, s3, buf, have = _bounded(s0, s1, s2, s3, buf, have, nn, reject)
+        counts[idx] += 1
+
+
+@njit(parallel=True, cache=_CACHE)
+def _sum_kernel(stats, k0, k1, start, out):  # pragma: no cover - compiled
+    """``out[r] = sum over replicate start + r's draws i of stats[i]`` (in draw order)."""
+    n, k = stats.shape
+    nn = np.uint64(n)
+    reject = ((np.uint64(1) << _U32) - nn) % nn
+    for r in prange(out.shape[0]):
+        s0, s1, s2, s3 = _seed_state(k0, k1, start + r)
+        buf, have = np.uint64(0), False
+        if k == 2:
+            a0 = 0.0
+            a1 = 0.0
+            for _ in range(n):
+                idx, s0, s1, s2, s3, buf, have = _bounded(s0, s1, s2, s3, buf, have, nn, reject)
+                a0 += stats[idx, 0]
+                a1 += stats[idx, 1]
+            out[r, 0] = a0
+            out[r, 1] = a1
+        else:
+            acc = np.zeros(k)
+            for _ in range(n):
+                idx, s0, s1, s2, s3, buf, have = _bounded(s0, s1, s2, s3, buf, have, nn, reject)
+                for j in range(k):
+                    acc[j] += stats[idx, j]
+            for j in range(k):
+                out[r, j] = acc[j]
+
+
+@njit(parallel=True, cache=_CACHE)
+def _auc_kernel(bounds, k0, k1, start, n_chunks, out):  # pragma: no cover - compiled
+    """ROC-AUC of replicates ``start ..`` over tie groups of the sorted scores.
+
+    ``bounds`` has ``2 G + 1`` entries: group ``g``'s positives occupy sorted
+    positions ``[bounds[2g], bounds[2g+1])`` and its negatives
+    ``[bounds[2g+1], bounds[2g+2])``, groups in increasing score order.
+    """
+    n = bounds[bounds.shape[0] - 1]
+    n_groups = (bounds.shape[0] - 1) // 2
+    nn = np.uint64(n)
+    reject = ((np.uint64(1) << _U32) - nn) % nn
+    nb = out.shape[0]
+    for c in prange(n_chunks):
+        counts = np.zeros(n, dtype=np.int32)
+        for r in range(c * nb // n_chunks, (c + 1) * nb // n_chunks):
+            _count_draws(counts, k0, k1, start + r, nn, reject)
+            # twice the Mann-Whitney numerator, exactly: sum_g P_g (2 Nbelow_g + N_g)
+            num2 = np.int64(0)
+            below = np.int64(0)
+            p_tot = np.int64(0)
+            for g in range(n_groups):
+                p = np.int64(0)
+                for i in range(bounds[2 * g], bounds[2 * g + 1]):
+                    p += counts[i]
+                    counts[i] = 0
+                q = np.int64(0)
+                for i in range(bounds[2 * g + 1], bounds[2 * g + 2]):
+                    q += counts[i]
+                    counts[i] = 0
+                num2 += p * (2 * below + q)
+                below += q
+                p_tot += p
+            den = 2.0 * float(p_tot) * float(below)
+            out[r] = float(num2) / den if den > 0 else np.nan
+
+
+@njit(parallel=True, cache=_CACHE)
+def _auc_rows_kernel(code, k0, k1, start, n_chunks, out):  # pragma: no cover - compiled
+    """As :func:`_auc_kernel`, one branch-free step per sorted position (many tie groups).
+
+    ``code[i]``: bit 0 set for a positive row, bit 1 for the first position of a
+    tie group. Within a group the positives come first, so a negative position
+    adds its ties with all of its group's positives, already counted.
+    """
+    n = code.shape[0]
+    nn = np.uint64(n)
+    reject = ((np.uint64(1) << _U32) - nn) % nn
+    nb = out.shape[0]
+    for c in prange(n_chunks):
+        counts = np.zeros(n, dtype=np.int32)
+        for r in range(c * nb // n_chunks, (c + 1) * nb // n_chunks):
+            _count_draws(counts, k0, k1, start + r, nn, reject)
+            num2 = np.int64(0)  # twice the Mann-Whitney numerator
+            below = np.int64(0)  # negatives in earlier groups
+            q = np.int64(0)  # negatives so far in this group
+            pg = np.int64(0)  # positives in this group
+            p_tot = np.int64(0)
+            for i in range(n):
+                cc = np.int64(counts[i])
+                counts[i] = 0
+                isp = np.int64(code[i] & 1)
+                st = np.int64(code[i] >> 1)
+                below += st * q
+                q -= st * q
+                pg -= st * pg
+                num2 += cc * (isp * 2 * below + (1 - isp) * pg)
+                pg += isp * cc
+                q += (1 - isp) * cc
+                p_tot += isp * cc
+            below += q
+            den = 2.0 * float(p_tot) * float(below)
+            out[r] = float(num2) / den if den > 0 else np.nan
+
+
+# ------------------------------------------------------------------------------- Python side
+
+
+def stream_key(seed: int) -> tuple[np.uint64, np.uint64]:
+    """The 128-bit key of the compiled engine's streams for ``seed``."""
+    k = seed_sequence("kernels", seed).generate_state(2, dtype=np.uint64)
+    return np.uint64(k[0]), np.uint64(k[1])
+
+
+def drawn_indices(seed: int, b: int, n: int) -> np.ndarray:
+    """The ``n`` draws (in ``[0, n)``, in order) of replicate ``b`` for ``seed``.
+
+    For the sums kernel these are row indices; for the ROC-AUC kernel they are
+    positions in the sorted order (row ``order[p]``). For tests and debugging.
+    """
+    k0, k1 = stream_key(seed)
+    return _draws(k0, k1, np.int64(b), np.int64(n), _reject(n))
+
+
+def threads(workers: int | None) -> int:
+    """numba threads for ``workers`` (all of numba's threads when ``None``)."""
+    cap = int(numba.config.NUMBA_NUM_THREADS)
+    return cap if workers is None else max(1, min(int(workers), cap))
+
+
+def _run_chunks(kernel: Callable[[int, int], np.ndarray], start: int, stop: int) -> np.ndarray:
+    parts = [
+        kernel(lo, min(lo + _CALL_REPLICATES, stop)) for lo in range(start, stop, _CALL_REPLICATES)
+    ]
+    return np.concatenate(parts) if parts else np.zeros((0,))
+
+
+#: ``(seed, start, stop, want_se) -> (values, standard errors or None)``
+Runner = Callable[[int, int, int, bool], tuple[np.ndarray, "np.ndarray | None"]]
+
+
+def plan(evaluator: object, design: object) -> Runner | str:
+    """A runner ``(seed, start, stop, want_se) -> (values, ses)`` for ``evaluator``,
+    or the reason there is no compiled kernel for it."""
+    from ..metrics._base import SumEvaluator
+    from ..metrics._ranking import _AucEvaluator
+    from ..metrics._regression import _Shifted
+
+    d = getattr(evaluator, "design", None) or design
+    if d.compressed:
+        return (
+            "the compiled engine does not resample compressed cells (discrete data, which "
+            "the NumPy engine resamples as a few distinct cells at a cost independent of n)"
+        )
+    if d.clustered or d.n_strata > 1:
+        return f"the compiled engine covers iid designs only, not a {d.kind} design"
+    if d.n_rows < 1 or d.n_rows > MAX_ROWS:
+        return f"the compiled engine needs 1 to {MAX_ROWS} rows"
+    shift = 0.0
+    ev = evaluator
+    if isinstance(ev, _Shifted):
+        shift, ev = ev.shift, ev.inner
+        if getattr(ev, "design", None) is not None and ev.design.compressed:
+            return "the compiled engine does not resample compressed cells"
+    if isinstance(ev, SumEvaluator):
+        return _sum_runner(ev, shift)
+    if isinstance(ev, _AucEvaluator):
+        return _auc_runner(ev)
+    return f"no compiled kernel for {type(evaluator).__name__}"
+
+
+def _sum_runner(ev: object, shift: float) -> Runner | str:
+    import scipy.sparse as sp
+
+    if sp.issparse(ev.unit_stats):
+        return "the compiled engine needs dense per-row statistics"
+    k = ev.unit_stats.shape[1]
+    plain = np.ascontiguousarray(ev.unit_stats, dtype=np.float64)
+    with_se = (
+        np.ascontiguousarray(ev._se_stats, dtype=np.float64) if ev.has_standard_error else None
+    )
+
+    def run(
+        seed: int, start: int, stop: int, want_se: bool
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        k0, k1 = stream_key(seed)
+        stats = with_se if want_se and with_se is not None else plain
+
+        def kernel(lo: int, hi: int) -> np.ndarray:
+            out = np.empty((hi - lo, stats.shape[1]))
+            _sum_kernel(stats, k0, k1, np.int64(lo), out)
+            return out
+
+        sums = _run_chunks(kernel, start, stop).reshape(stop - start, stats.shape[1])
+        values = np.asarray(ev.from_sums(sums[:, :k]), dtype=float) + shift
+        ses = None
+        if want_se and with_se is not None:
+            ses = np.asarray(ev._se_from_sums(sums), dtype=float)
+        return values, ses
+
+    run.has_standard_error = with_se is not None  # type: ignore[attr-defined]
+    return run
+
+
+def auc_bounds(ev: object) -> np.ndarray:
+    """Sorted-position boundaries of each tie group's positives and negatives."""
+    g = ev.groups
+    pc = g.pos_count.astype(np.int64)
+    nc = g.neg_count.astype(np.int64)
+    sizes = np.column_stack([pc, nc]).reshape(-1)
+    return np.r_[0, np.cumsum(sizes)].astype(np.int64)
+
+
+def _auc_runner(ev: object) -> Runner:
+    bounds = auc_bounds(ev)
+    n = int(bounds[-1])
+    n_groups = (bounds.size - 1) // 2
+    # many tie groups: one branch-free step per position; few: one loop per group
+    per_row = n_groups * 8 > n
+    if per_row:
+        code = np.zeros(n, dtype=np.int8)
+        g = ev.groups
+        code[:] = g.pos[g.order]
+        code[bounds[0:-1:2]] += 2
+
+    def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
+        k0, k1 = stream_key(seed)
+
+        def kernel(lo: int, hi: int) -> np.ndarray:
+            out = np.empty(hi - lo)
+            chunks = np.int64(min(hi - lo, 8 * numba.get_num_threads()))
+            if per_row:
+                _auc_rows_kernel(code, k0, k1, np.int64(lo), chunks, out)
+            else:
+                _auc_kernel(bounds, k0, k1, np.int64(lo), chunks, out)
+            return out
+
+        return _run_chunks(kernel, start, stop), None
+
+    run.has_standard_error = False  # type: ignore[attr-defined]
+    return run

@@ -1,0 +1,221 @@
+"""Declared public parameters: one type and one normalising check per parameter name.
+
+Every public entry point that takes one of the parameters below is decorated with
+:func:`validated`, which normalises those arguments before the function runs, so a bad
+value ends in the same :class:`~booteval.InvalidInputError` (naming the parameter, what
+was expected and what was received) wherever it is passed. The command line checks its
+options (``--confidence``, ``-B``, ``--seed``, ``--scale``, ``--digits``) with the same
+table (:func:`normalise`), and ``tests/test_params.py`` tries bad values of every name in
+it on every public function that takes it.
+
+Checks that depend on other arguments (enough resamples for the confidence level, the
+number of names for the number of systems) stay with the function; the table holds what
+a parameter must be on its own.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import numbers
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from .errors import InvalidInputError
+from .format import check_digits, check_scale
+from .streams import seed_to_int
+from .validation import MAX_RESAMPLES, check_confidence_level, check_positive_int, describe_value
+
+__all__ = ["PARAMETERS", "Parameter", "normalise", "renamed", "validated"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A public parameter: what it must be, and the check that normalises it."""
+
+    expected: str
+    check: Callable[[object], object]
+
+
+def _n_resamples(value: object) -> int:
+    b = check_positive_int(value, "n_resamples")
+    if b > MAX_RESAMPLES:
+        raise InvalidInputError(
+            "n_resamples", f"at most {MAX_RESAMPLES:,}", f"{b:,}",
+            "Every replicate is kept (8 bytes each, per system).",
+        )  # fmt: skip
+    return b
+
+
+def _seed(value: object) -> object:
+    value = seed_to_int(value)
+    if value is None:
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise InvalidInputError(
+            "seed",
+            "None, a non-negative integer, a numpy SeedSequence or a numpy Generator",
+            describe_value(value),
+            "booteval never uses a global random state; pass an integer to reproduce a run.",
+        )  # fmt: skip
+    return int(value)
+
+
+def _optional_count(name: str) -> Callable[[object], int | None]:
+    def check(value: object) -> int | None:
+        return None if value is None else check_positive_int(value, name)
+
+    return check
+
+
+def _choice(name: str, choices: tuple[str, ...]) -> Callable[[object], str]:
+    def check(value: object) -> str:
+        if not isinstance(value, str) or value not in choices:
+            raise InvalidInputError(
+                name, "one of " + ", ".join(repr(c) for c in choices), describe_value(value)
+            )
+        return value
+
+    return check
+
+
+def _mapping_or_none(name: str) -> Callable[[object], Mapping[str, Any] | None]:
+    def check(value: object) -> Mapping[str, Any] | None:
+        if value is not None and not isinstance(value, Mapping):
+            raise InvalidInputError(
+                name, "None or a dict of keyword arguments, e.g. {'average': 'macro'}",
+                describe_value(value),
+            )  # fmt: skip
+        return value
+
+    return check
+
+
+def _progress(value: object) -> object:
+    if value is None or isinstance(value, bool) or callable(value):
+        return value
+    raise InvalidInputError(
+        "progress",
+        "None, True (a reporter on stderr) or a callable(done, total)",
+        describe_value(value),
+    )
+
+
+#: the declared public parameters, by name
+PARAMETERS: dict[str, Parameter] = {
+    "confidence_level": Parameter(
+        "a number strictly between 0 and 1 (e.g. 0.95)", check_confidence_level
+    ),
+    "n_resamples": Parameter(f"an integer from 1 to {MAX_RESAMPLES:,}", _n_resamples),
+    "seed": Parameter(
+        "None, a non-negative integer, a numpy SeedSequence or a numpy Generator", _seed
+    ),
+    "batch": Parameter("None or an integer >= 1", _optional_count("batch")),
+    "workers": Parameter("None or an integer >= 1", _optional_count("workers")),
+    "digits": Parameter("an integer from 0 to 20", check_digits),
+    "scale": Parameter("a finite, non-zero number", check_scale),
+    "on_undefined": Parameter("'drop' or 'raise'", _choice("on_undefined", ("drop", "raise"))),
+    "alternative": Parameter(
+        "'two-sided', 'greater' or 'less'",
+        _choice("alternative", ("two-sided", "greater", "less")),
+    ),
+    "metric_kwargs": Parameter("None or a dict", _mapping_or_none("metric_kwargs")),
+    "progress": Parameter("None, a bool or a callable(done, total)", _progress),
+}
+
+
+def normalise(name: str, value: object) -> object:
+    """``value`` checked and normalised as the declared parameter ``name``.
+
+    Examples
+    --------
+    >>> normalise("confidence_level", 0.9)
+    0.9
+    >>> normalise("n_resamples", 0)
+    Traceback (most recent call last):
+    ...
+    booteval.core.errors.InvalidInputError: `n_resamples`: expected an integer >= 1; received 0.
+    """
+    return PARAMETERS[name].check(value)
+
+
+def validated(fn: F | None = None, *, own: tuple[str, ...] = ()) -> Any:
+    """Normalise ``fn``'s declared parameters (:data:`PARAMETERS`) on every call.
+
+    The signature, docstring and name of ``fn`` are kept; the declared names it takes
+    are listed in ``fn.__booteval_parameters__``. ``own`` names parameters that the
+    function checks itself because it accepts more (``power``'s ``alternative`` also
+    takes ``"one-sided"``).
+    """
+    if fn is None:
+        return functools.partial(validated, own=own)
+    signature = inspect.signature(fn)
+    declared = tuple(n for n in signature.parameters if n in PARAMETERS and n not in own)
+    if not declared:
+        fn.__booteval_parameters__ = ()  # type: ignore[attr-defined]
+        return fn
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        bound = signature.bind(*args, **kwargs)  # a wrong call is Python's TypeError
+        for name in declared:
+            if name in bound.arguments:
+                bound.arguments[name] = PARAMETERS[name].check(bound.arguments[name])
+        return fn(*bound.args, **bound.kwargs)
+
+    wrapper.__booteval_parameters__ = declared  # type: ignore[attr-defined]
+    return wrapper  # type: ignore[return-value]
+
+
+def renamed(**aliases: str | tuple[str, Callable[[Any], Any]]) -> Callable[[F], F]:
+    """Accept old keyword names for one release, with a ``FutureWarning``.
+
+    ``aliases`` maps an old name to its new name, or to ``(new name, convert)`` where the
+    old value needs converting (``n_jobs=-1``, joblib's "all cores", becomes a count of
+    workers). Passing both names is an error naming the old one. Put it outside
+    :func:`validated`, so the new name's check applies to the value.
+
+    Examples
+    --------
+    >>> @renamed(n_jobs="workers")
+    ... def run(*, workers=None):
+    ...     return workers
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     value = run(n_jobs=2)
+    >>> value, caught[0].category.__name__, str(caught[0].message)[:34]
+    (2, 'FutureWarning', '`n_jobs` is renamed `workers` (the')
+    """
+
+    def decorate(fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            for old, target in aliases.items():
+                if old not in kwargs:
+                    continue
+                new, convert = target if isinstance(target, tuple) else (target, None)
+                if new in kwargs:
+                    raise InvalidInputError(
+                        old, f"`{new}` alone (`{old}` is its old name)", "both names"
+                    )
+                value = kwargs.pop(old)
+                kwargs[new] = convert(value) if convert is not None else value
+                warnings.warn(
+                    f"`{old}` is renamed `{new}` (the same in every booteval function); the "
+                    "old name will be removed in the next release",
+                    FutureWarning,
+                    stacklevel=2,
+                )
+            return fn(*args, **kwargs)
+
+        wrapper.__booteval_renamed__ = {  # type: ignore[attr-defined]
+            old: (t[0] if isinstance(t, tuple) else t) for old, t in aliases.items()
+        }
+        return wrapper  # type: ignore[return-value]
+
+    return decorate

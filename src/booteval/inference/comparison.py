@@ -1,0 +1,498 @@
+"""``booteval.compare``: the paired comparison of two systems on the same rows."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.special import ndtr, ndtri
+
+from ..core.design import Design, make_design
+from ..core.engine import check_choice, check_run_options, run_replicates, screen_undefined
+from ..core.errors import InvalidInputError, collect_warnings, warn
+from ..core.format import format_triplet
+from ..core.intervals import compute_interval
+from ..core.options import accepts_options
+from ..core.paired import StackedEvaluator, split_systems, validate_system
+from ..core.params import validated
+from ..core.progress import progress_option
+from ..core.validation import check_names
+from ..metrics import Metric, resolve_metric
+from ..metrics._base import Evaluator
+from ..results import Difference, freeze
+
+__all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]
+
+ALTERNATIVES = ("two-sided", "greater", "less")
+#: tests that can supply ``compare``'s p-value (the interval is always the bootstrap's)
+TESTS = ("bootstrap", "permutation", "mcnemar", "delong", "t")
+
+
+@dataclass(frozen=True, eq=False)
+class ComparisonResult(Difference):
+    """The paired difference ``B - A`` of a metric between two systems on the same rows.
+
+    Attributes
+    ----------
+    metric : str
+    name_a, name_b : str
+        The systems' names.
+    estimate_a, estimate_b : float
+        Each system's metric on the original data.
+    difference : float
+        ``estimate_b - estimate_a``.
+    low, high : float
+        Interval for the difference.
+    p_value : float
+        For the null hypothesis of no difference, against ``alternative``
+        (``"greater"``: B's metric is larger than A's).
+    test : str
+        What produced the p-value (``"bootstrap"`` inverts the interval method).
+    standard_error : float
+        Standard deviation of the bootstrap differences.
+    excludes_zero : bool
+        Whether the interval excludes 0.
+    interval_a, interval_b : (float, float)
+        Each system's own interval from the same replicates and method.
+    distribution, distribution_a, distribution_b : ndarray
+        The defined replicate values of the difference and of each system.
+    Other attributes as in :class:`~booteval.CIResult`.
+    """
+
+    metric: str
+    name_a: str
+    name_b: str
+    estimate_a: float
+    estimate_b: float
+    difference: float
+    low: float
+    high: float
+    confidence_level: float
+    method: str
+    p_value: float
+    alternative: str
+    test: str
+    standard_error: float
+    excludes_zero: bool
+    interval_a: tuple[float, float]
+    interval_b: tuple[float, float]
+    n: int
+    n_clusters: int | None
+    n_resamples: int
+    seed: int
+    n_undefined: int
+    mcse_low: float
+    mcse_high: float
+    design: str
+    distribution: np.ndarray = field(repr=False)
+    distribution_a: np.ndarray = field(repr=False)
+    distribution_b: np.ndarray = field(repr=False)
+    notes: tuple[str, ...] = ()
+    details: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def estimate(self) -> float:
+        """The difference ``B - A`` (alias of :attr:`difference`)."""
+        return self.difference
+
+    def format(self, scale: float = 1.0, digits: int = 4) -> str:
+        """``difference (low, high)`` with a scale factor and fixed decimals."""
+        return format_triplet(self.difference, self.low, self.high, scale=scale, digits=digits)
+
+    def summary(self, scale: float = 1.0, digits: int = 4) -> str:
+        """One line a paper can use.
+
+        Examples
+        --------
+        >>> import booteval
+        >>> a = [1, 0, 1, 1, 0, 1, 0, 1] * 25
+        >>> b = [1, 1, 1, 1, 0, 1, 0, 1] * 25
+        >>> r = booteval.compare(a, b, n_resamples=2000, seed=0, method="percentile")
+        >>> print(r.summary(scale=100, digits=1))
+        mean: B - A = 12.5 (8.0, 17.0), p = 1.0e-03 (bootstrap, two-sided); A 62.5, B 75.0
+        """
+        p = f"{self.p_value:.3f}" if self.p_value >= 0.001 else f"{self.p_value:.1e}"
+        return (
+            f"{self.metric}: {self.name_b} - {self.name_a} = {self.format(scale, digits)}, "
+            f"p = {p} ({self.test}, {self.alternative}); "
+            f"{self.name_a} {self.estimate_a * scale:.{digits}f}, "
+            f"{self.name_b} {self.estimate_b * scale:.{digits}f}"
+        )
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def __repr__(self) -> str:
+        return (
+            f"ComparisonResult(metric={self.metric!r}, difference={self.difference:.6g}, "
+            f"low={self.low:.6g}, high={self.high:.6g}, p_value={self.p_value:.4g}, "
+            f"method={self.method!r}, n={self.n}, n_resamples={self.n_resamples}, "
+            f"seed={self.seed})"
+        )
+
+    def describe(self, scale: float = 1.0, digits: int = 4) -> str:
+        """A longer description: the comparison, method, design, B and seed."""
+        pct = f"{self.confidence_level * 100:g}%"
+        lines = [
+            self.summary(scale, digits),
+            f"  {pct} {self.method} interval of the paired difference; {self.design}",
+            f"  B = {self.n_resamples} shared resamples, seed = {self.seed}"
+            + (f", {self.n_undefined} undefined (dropped)" if self.n_undefined else ""),
+            f"  {self.name_a}: {format_triplet(self.estimate_a, *self.interval_a, scale=scale, digits=digits)}"  # noqa: E501
+            f"; {self.name_b}: {format_triplet(self.estimate_b, *self.interval_b, scale=scale, digits=digits)}",  # noqa: E501
+            f"  standard error of the difference {self.standard_error * scale:.{digits}g}",
+        ]
+        lines.extend(f"  note: {note}" for note in self.notes)
+        return "\n".join(lines)
+
+    def plot(self, path: str | None = None, **kwargs: Any) -> Any:
+        """The bootstrap distribution with the estimate and interval marked.
+
+        Needs matplotlib (``pip install 'booteval[plot]'``); see
+        :func:`booteval.plot.plot_distribution` for the options. Returns the figure.
+        """
+        from ..plot import plot_distribution
+
+        return plot_distribution(self, path, **kwargs)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-data view (no arrays)."""
+        keys = (
+            "metric", "name_a", "name_b", "estimate_a", "estimate_b", "difference", "low",
+            "high", "confidence_level", "method", "p_value", "alternative", "test",
+            "standard_error", "excludes_zero", "n", "n_clusters", "n_resamples", "seed",
+            "n_undefined", "design",
+        )  # fmt: skip
+        out = {k: getattr(self, k) for k in keys}
+        out["interval_a"], out["interval_b"] = list(self.interval_a), list(self.interval_b)
+        out["notes"] = list(self.notes)
+        return out
+
+
+class _Difference(Evaluator):
+    """``B - A`` from a stacked evaluator of two systems."""
+
+    def __init__(self, stacked: StackedEvaluator) -> None:
+        super().__init__(stacked.n_rows, stacked.n_units)
+        self.stacked = stacked
+        self.design = stacked.design
+        self.thread_safe = stacked.thread_safe
+
+    def estimate(self) -> float:
+        e = self.stacked.estimate()
+        return float(e[1] - e[0])
+
+    def replicates(self, unit_weights: np.ndarray) -> np.ndarray:
+        r = self.stacked.replicates(unit_weights)
+        return r[:, 1] - r[:, 0]
+
+    def jackknife(self) -> np.ndarray:
+        j = self.stacked.jackknife()
+        return j[:, 1] - j[:, 0]
+
+
+def _tail_mass(values: np.ndarray, x: float, upper: bool) -> float:
+    """``(1 + #{v >= x})/(B + 1)`` (or ``<=``), ties with ``x`` counting one half."""
+    strict = np.count_nonzero(values > x) if upper else np.count_nonzero(values < x)
+    ties = np.count_nonzero(values == x)
+    return (1.0 + strict + 0.5 * ties) / (values.size + 1.0)
+
+
+def bootstrap_p_value(
+    method: str,
+    estimate: float,
+    replicates: np.ndarray,
+    alternative: str,
+    *,
+    jackknife_details: dict[str, Any] | None = None,
+    standard_error: float | None = None,
+    t_statistics: np.ndarray | None = None,
+) -> float:
+    """The p-value of "no difference" that inverts the interval method.
+
+    The one-sided p-value for ``"greater"`` is the tail level at which the
+    method's lower endpoint reaches 0 (so a two-sided interval at level
+    ``1 - alpha`` excludes 0 exactly when the two-sided p-value is below
+    ``alpha``, up to the resolution of ``B`` replicates). Empirical tail masses
+    use the ``(1 + count) / (B + 1)`` correction, so no p-value is 0.
+
+    Examples
+    --------
+    >>> reps = np.linspace(-1.0, 3.0, 401)
+    >>> round(bootstrap_p_value("percentile", 1.0, reps, "greater"), 3)
+    0.252
+    """
+    if method in ("percentile", "bca"):
+        q = _tail_mass(replicates, 0.0, upper=False)  # mass at or below 0
+        inside = 0 < np.count_nonzero(replicates <= 0.0) < replicates.size
+        # with every replicate on one side of 0, BCa's interval stops at the extreme
+        # replicate at any level, so it excludes 0: the unmapped tail mass is right
+        if (
+            method == "bca"
+            and inside
+            and jackknife_details
+            and math.isfinite(jackknife_details.get("z0", math.nan))
+            and math.isfinite(jackknife_details.get("acceleration", math.nan))
+        ):
+            z0, a = jackknife_details["z0"], jackknife_details["acceleration"]
+            w = float(ndtri(min(max(q, 1e-300), 1 - 1e-16))) - z0
+            if 1.0 + a * w > 0:
+                q = float(ndtr(w / (1.0 + a * w) - z0))
+        p_greater = q
+    elif method == "basic":
+        p_greater = _tail_mass(replicates, 2.0 * estimate, upper=True)
+    elif method == "normal":
+        centre = 2.0 * estimate - float(np.mean(replicates))
+        sd = float(np.std(replicates, ddof=1))
+        p_greater = float(ndtr(-centre / sd)) if sd > 0 else (0.0 if centre > 0 else 1.0)
+    else:  # studentized
+        if t_statistics is None or standard_error is None or not standard_error > 0:
+            return bootstrap_p_value("percentile", estimate, replicates, alternative)
+        p_greater = _tail_mass(t_statistics, estimate / standard_error, upper=True)
+    if method == "normal":
+        p_less = 1.0 - p_greater
+    else:
+        # B replicates resolve tail masses down to 1 / (B + 1), no further
+        floor = 1.0 / (replicates.size + 1.0)
+        p_greater = max(p_greater, floor)
+        p_less = max(1.0 + floor - p_greater, floor)
+    if alternative == "greater":
+        return float(min(1.0, p_greater))
+    if alternative == "less":
+        return float(min(1.0, p_less))
+    return float(min(1.0, 2.0 * min(p_greater, p_less)))
+
+
+def _bind_pair(
+    m: Metric, data: tuple[Any, ...], names: tuple[str, str], design_of: Callable[[int], Design]
+) -> tuple[StackedEvaluator, Design, int]:
+    shared, a, b = split_systems(data, m)
+    arr_a = validate_system(m, shared, a, names[0])
+    arr_b = validate_system(m, shared, b, names[1])
+    n_a, n_b = arr_a[-1].shape[0], arr_b[-1].shape[0]
+    if n_a != n_b:
+        raise InvalidInputError(
+            f"{m.input_names[-1]} of system {names[1]}",
+            f"the same number of rows as system {names[0]} ({n_a})",
+            f"{n_b} rows",
+        )
+    design = design_of(n_a)
+    stacked = StackedEvaluator([m.bind(arr_a, design), m.bind(arr_b, design)], design)
+    return stacked, design, n_a
+
+
+@accepts_options
+@validated
+@progress_option
+def compare(
+    *data: Any,
+    metric: str | Metric | Callable[..., float] | None = None,
+    method: str = "bca",
+    confidence_level: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int | None = None,
+    batch: int | None = None,
+    strata: Any = None,
+    clusters: Any = None,
+    alternative: str = "two-sided",
+    on_undefined: str = "drop",
+    metric_kwargs: dict[str, Any] | None = None,
+    n_inner: int = 50,
+    bca_ties: str = "half",
+    workers: int | None = None,
+    progress: Any = None,
+    names: tuple[str, str] = ("A", "B"),
+    test: str = "bootstrap",
+) -> ComparisonResult:
+    """Paired comparison of two systems scored on the same rows: ``B - A`` with an interval.
+
+    Both systems are resampled with the *same* weights in every replicate, so
+    what the rows share (hard rows are hard for both) cancels out of the
+    difference. Never judge a difference by whether two separate intervals
+    overlap.
+
+    Parameters
+    ----------
+    *data : array-like
+        ``scores_a, scores_b`` for a per-row score metric (the mean by default),
+        or ``y_true, pred_a, pred_b`` (labels, or scores) for a metric of two
+        inputs.
+    metric, method, confidence_level, n_resamples, seed, batch : see :func:`booteval.ci`
+    strata, clusters, on_undefined, metric_kwargs, n_inner, bca_ties, workers
+        As in :func:`booteval.ci`; the interval is for the difference.
+    alternative : {"two-sided", "greater", "less"}
+        For the p-value: ``"greater"`` tests whether B's metric is larger.
+    names : (str, str)
+        Display names of the two systems.
+    test : {"bootstrap", "permutation", "mcnemar", "delong", "t"}
+        What computes the p-value; the interval is the bootstrap's in every
+        case. ``"bootstrap"`` inverts the interval method (so the interval
+        excludes 0 when ``p < 1 - confidence_level``); ``"permutation"`` is the
+        paired approximate randomization test (swapping clusters under a
+        cluster design, with ``n_resamples`` permutations, exact when few);
+        ``"mcnemar"`` (exact, accuracy only), ``"delong"`` (ROC-AUC only) and
+        ``"t"`` (paired t, cluster-robust with ``clusters``; the mean only) are
+        the classical tests. The test's own result is in ``details["test_result"]``.
+
+    progress : None, True or callable, optional
+        ``True`` prints the replicates done to stderr every few seconds; a callable is
+        called as ``progress(done, total)`` after each batch of replicates.
+    Returns
+    -------
+    ComparisonResult
+
+    Examples
+    --------
+    >>> import numpy as np, booteval
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 500)
+    >>> a = np.where(rng.random(500) < 0.80, y, 1 - y)
+    >>> b = np.where(rng.random(500) < 0.5, a, y)      # B fixes about half of A's errors
+    >>> r = booteval.compare(y, a, b, metric="accuracy", seed=0)
+    >>> print(r.format(scale=100, digits=1), r.excludes_zero)
+    9.4 (7.0, 12.2) True
+    """
+    opts = check_run_options(
+        confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, method=method,
+        on_undefined=on_undefined, bca_ties=bca_ties, batch=batch, n_inner=n_inner,
+        workers=workers,
+    )  # fmt: skip
+    alternative = check_choice(alternative, "alternative", ALTERNATIVES)
+    test = check_choice(test, "test", TESTS)
+    if len(data) < 2:
+        raise InvalidInputError(
+            "data", "two systems' outputs (scores_a, scores_b or y_true, pred_a, pred_b)",
+            f"{len(data)} array(s)",
+        )  # fmt: skip
+    name_a, name_b = check_names(names)
+    m = resolve_metric(metric, metric_kwargs, len(data) - 1)
+    stacked, design, n = _bind_pair(
+        m, data, (name_a, name_b), lambda k: make_design(k, strata=strata, clusters=clusters)
+    )
+    est = stacked.estimate()
+    for value, name in zip(est, (name_a, name_b), strict=True):
+        if not math.isfinite(value):
+            raise InvalidInputError(
+                f"{m.input_names[-1]} of system {name}",
+                f"outputs on which {m.label!r} is defined",
+                f"outputs where it evaluates to {value}",
+            )
+    b = opts.n_resamples
+    diff_ev = _Difference(stacked)
+    reps, _ = run_replicates(stacked, design, b, opts.seed, opts.batch, workers=opts.workers)
+    ses = None
+    if opts.method == "studentized":
+        _, ses = run_replicates(
+            diff_ev, design, b, opts.seed, opts.batch, want_se=True, n_inner=opts.n_inner,
+            workers=opts.workers,
+        )  # fmt: skip
+    defined = np.isfinite(reps).all(axis=1)
+    n_undefined = screen_undefined(
+        defined, f"metric {m.label!r} (on system {name_a} or {name_b})", opts.on_undefined,
+        reason=None,
+    )  # fmt: skip
+    reps = reps[defined]
+    diffs = reps[:, 1] - reps[:, 0]
+    diff_hat = float(est[1] - est[0])
+    jack = stacked.jackknife() if opts.method == "bca" else None
+    bounds = None
+    if m.bounds is not None:
+        lo, hi = m.bounds
+        bounds = (lo - hi, hi - lo)
+    se_hat = float(np.std(diffs, ddof=1))
+    rep_ses = ses[defined] if ses is not None else None
+    with collect_warnings() as caught:
+        out = compute_interval(
+            opts.method, diff_hat, diffs, opts.confidence_level,
+            jackknife=None if jack is None else jack[:, 1] - jack[:, 0],
+            standard_error=se_hat, replicate_standard_errors=rep_ses, bounds=bounds,
+            ties=opts.bca_ties,
+        )  # fmt: skip
+        own = [
+            compute_interval(
+                opts.method if opts.method != "studentized" else "percentile",
+                float(est[j]), reps[:, j], opts.confidence_level,
+                jackknife=None if jack is None else jack[:, j], bounds=m.bounds,
+                ties=opts.bca_ties, warn=False,
+            )
+            for j in (0, 1)
+        ]  # fmt: skip
+    for w in caught:
+        warn(w.message, w.category, stacklevel=2)
+    t_stats = None
+    if rep_ses is not None:
+        ok = np.isfinite(rep_ses) & (rep_ses > 0)
+        t_stats = (diffs[ok] - diff_hat) / rep_ses[ok]
+    p_value = bootstrap_p_value(
+        opts.method, diff_hat, diffs, alternative, jackknife_details=out.details,
+        standard_error=se_hat, t_statistics=t_stats,
+    )  # fmt: skip
+    details = dict(out.details)
+    if test != "bootstrap":
+        result = _classical_test(
+            test, data, m, alternative=alternative, opts=opts, strata=strata,
+            clusters=clusters, names=(name_a, name_b),
+        )  # fmt: skip
+        p_value = float(result.p_value)
+        details["test_result"] = result
+    return ComparisonResult(
+        metric=m.label, name_a=name_a, name_b=name_b, estimate_a=float(est[0]),
+        estimate_b=float(est[1]), difference=diff_hat, low=out.low, high=out.high,
+        confidence_level=opts.confidence_level, method=opts.method, p_value=p_value,
+        alternative=alternative, test=test, standard_error=se_hat,
+        excludes_zero=bool(out.low > 0 or out.high < 0),
+        interval_a=(own[0].low, own[0].high), interval_b=(own[1].low, own[1].high), n=n,
+        n_clusters=design.n_clusters, n_resamples=b, seed=opts.seed, n_undefined=n_undefined,
+        mcse_low=out.mcse_low, mcse_high=out.mcse_high,
+        design="paired " + design.describe(), distribution=freeze(diffs),
+        distribution_a=freeze(np.ascontiguousarray(reps[:, 0])),
+        distribution_b=freeze(np.ascontiguousarray(reps[:, 1])), notes=out.notes,
+        details=details,
+    )  # fmt: skip
+
+
+def _classical_test(
+    test: str,
+    data: tuple[Any, ...],
+    m: Metric,
+    *,
+    alternative: str,
+    opts: Any,
+    strata: Any,
+    clusters: Any,
+    names: tuple[str, str],
+) -> Any:
+    """Run the test named by ``compare(..., test=...)`` on the same data."""
+    from . import significance
+    from .analytic import delong_test
+
+    need = {"mcnemar": "accuracy", "delong": "roc_auc", "t": "mean"}
+    if test in need and m.name != need[test]:
+        raise InvalidInputError(
+            "test", f"a test that applies to {m.label!r} ('bootstrap' or 'permutation'; "
+            f"{test!r} is for {need[test]!r})", repr(test),
+        )  # fmt: skip
+    if test in ("mcnemar", "delong") and clusters is not None:
+        raise InvalidInputError(
+            "test", "'bootstrap', 'permutation' or 't' under a cluster design "
+            f"({test!r} assumes independent rows)", repr(test),
+        )  # fmt: skip
+    if test == "permutation":
+        return significance.permutation_test(
+            *data, metric=m, n_permutations=opts.n_resamples, seed=opts.seed,
+            clusters=clusters, strata=strata, alternative=alternative, names=names,
+        )  # fmt: skip
+    if test == "mcnemar":
+        return significance.mcnemar_test(*data, alternative=alternative)
+    if test == "t":
+        return significance.paired_t_test(
+            *data, clusters=clusters, alternative=alternative,
+            confidence_level=opts.confidence_level,
+        )  # fmt: skip
+    return delong_test(
+        *data, alternative=alternative, confidence_level=opts.confidence_level,
+        pos_label=m.params.get("pos_label", 1),
+    )  # fmt: skip

@@ -1,0 +1,388 @@
+"""Comparing two metrics' correlations with the human scores (private; see
+:func:`booteval.meta.compare_correlations`)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import InvalidInputError, collect_warnings, warn
+from ..core.intervals import compute_interval
+from ..core.lazy import stats as _stats
+from ..core.options import accepts_options
+from ..core.params import validated
+from ..core.validation import check_n_resamples, check_seed
+from ..results import freeze
+from . import kernels as K
+from .core import (
+    ALTERNATIVES,
+    BOOTSTRAP_METHODS,
+    P_TOL,
+    RESAMPLE,
+    Problem,
+    as_matrix,
+    bootstrap,
+    check_undefined,
+    choice,
+    common_iv,
+    describe_design,
+    jackknife_values,
+    matrices_iv,
+)
+from .results import CorrelationComparison
+
+__all__ = ["compare_correlations"]
+
+
+# ------------------------------------------------------------------------------ compare
+def _standardize(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    vals = x[mask]
+    sd = float(np.std(vals))
+    return (x - float(np.mean(vals))) / (sd if sd > 0 else 1.0)
+
+
+class _PairedPermutation:
+    """Difference of two metrics' correlations after swapping their scores."""
+
+    def __init__(
+        self,
+        xa: np.ndarray,
+        xb: np.ndarray,
+        z: np.ndarray,
+        mask: np.ndarray,
+        level: str,
+        coefficient: str,
+    ) -> None:
+        self.level, self.coefficient = level, coefficient
+        xa, xb = _standardize(xa, mask), _standardize(xb, mask)
+        self.mask = mask
+        if level == "system":
+            sa = K.SystemLevel(xa, z, mask, coefficient)
+            sb = K.SystemLevel(xb, z, mask, coefficient)
+            self.xa, self.xb, self.z = sa.x, sb.x, sa.z
+            self.d = np.where(mask, xb - xa, 0.0)
+            self.dsum = self.d.sum(axis=1)
+            self.cnt = mask.sum(axis=1).astype(np.float64)
+            self.tol_x = max(sa.tol_x, sb.tol_x)
+            self.tol_z = sa.tol_z
+        elif level == "summary":
+            self.ra = K.ColumnKernel(xa, z, mask, coefficient)(np.ones((1, xa.shape[0])))[0]
+            self.rb = K.ColumnKernel(xb, z, mask, coefficient)(np.ones((1, xa.shape[0])))[0]
+            self.args = (np.vstack([xa, xb]), np.vstack([z, z]), np.vstack([mask, mask]))
+            self._kernel: K.ColumnKernel | None = None
+        else:
+            rows, cols = np.nonzero(mask)
+            self.rows, self.cols = rows, cols
+            xs = np.concatenate([xa[rows, cols], xb[rows, cols]])
+            zs = np.concatenate([z[rows, cols], z[rows, cols]])
+            self.cells = K.GlobalLevel(xs[None], zs[None], np.ones((1, xs.size), bool),
+                                       coefficient)  # fmt: skip
+
+    def __call__(self, s: np.ndarray | None, t: np.ndarray | None) -> np.ndarray:
+        co = self.coefficient
+        if self.level == "system":
+            if t is None:
+                sw = s > 0
+                xa2 = np.where(sw, self.xb, self.xa)
+                xb2 = np.where(sw, self.xa, self.xb)
+            else:
+                dt = t @ self.d.T
+                inc = dt if s is None else (1.0 - 2.0 * s) * dt + s * self.dsum
+                inc = inc / self.cnt
+                xa2, xb2 = self.xa + inc, self.xb - inc
+            ones = np.ones(xa2.shape)
+            ra = K.corr_rows(xa2, self.z[None], ones, co, self.tol_x, self.tol_z)
+            rb = K.corr_rows(xb2, self.z[None], ones, co, self.tol_x, self.tol_z)
+            return ra - rb
+        if self.level == "summary":
+            if s is None:
+                sw = t > 0
+                r_a = np.where(sw, self.rb, self.ra)
+                r_b = np.where(sw, self.ra, self.rb)
+            else:
+                if self._kernel is None:
+                    self._kernel = K.ColumnKernel(*self.args, co)
+                r0 = self._kernel(np.hstack([1.0 - s, s]))
+                r1 = self._kernel(np.hstack([s, 1.0 - s]))
+                if t is None:
+                    r_a, r_b = r0, r1
+                else:
+                    sw = t > 0
+                    r_a, r_b = np.where(sw, r1, r0), np.where(sw, r0, r1)
+            return K.mean_over_inputs(r_a, None)[0] - K.mean_over_inputs(r_b, None)[0]
+        # global: virtual cells (metric A's scores, then B's), one of each pair selected
+        if s is None:
+            c = t[:, self.cols]
+        elif t is None:
+            c = s[:, self.rows]
+        else:
+            a, b = s[:, self.rows], t[:, self.cols]
+            c = a + b - 2.0 * a * b
+        ra = self.cells(None, np.hstack([1.0 - c, c]))
+        rb = self.cells(None, np.hstack([c, 1.0 - c]))
+        return ra - rb
+
+
+def _permutation_test(
+    perm: _PairedPermutation,
+    design: str,
+    n_sys: int,
+    n_inp: int,
+    n_resamples: int,
+    seed: int,
+    alternative: str,
+) -> tuple[float, float, bool, np.ndarray, int]:
+    n_bits = {"systems": n_sys, "inputs": n_inp, "both": n_sys + n_inp}[design]
+    use_s, use_t = design != "inputs", design != "systems"
+    with np.errstate(all="ignore"):
+        obs = float(
+            perm(np.zeros((1, n_sys)) if use_s else None, np.zeros((1, n_inp)) if use_t else None)[
+                0
+            ]
+        )
+        exact = n_bits <= 62 and 2**n_bits <= n_resamples
+        if exact:
+            codes = np.arange(2**n_bits, dtype=np.int64)
+            bits = ((codes[:, None] >> np.arange(n_bits)) & 1).astype(np.float64)
+            s = bits[:, :n_sys] if use_s else None
+            t = bits[:, n_sys if use_s else 0 :] if use_t else None
+            vals = np.concatenate(
+                [
+                    perm(None if s is None else s[sl], None if t is None else t[sl])
+                    for sl in K._chunks(bits.shape[0], 1 << 12)
+                ]
+            )
+        else:
+            size = K.block_size(n_sys, n_inp)
+            vals = np.empty(n_resamples)
+            for j in range(math.ceil(n_resamples / size)):
+                s, t = K.permutation_block(seed, j, n_sys, n_inp)
+                lo, hi = j * size, min((j + 1) * size, n_resamples)
+                vals[lo:hi] = perm(s[: hi - lo] if use_s else None, t[: hi - lo] if use_t else None)
+    ok = np.isfinite(vals)
+    vals = vals[ok]
+    n_undef = int((~ok).sum())
+    if alternative == "two-sided":
+        count = int(np.sum(np.abs(vals) >= abs(obs) - P_TOL))
+    elif alternative == "greater":
+        count = int(np.sum(vals >= obs - P_TOL))
+    else:
+        count = int(np.sum(vals <= obs + P_TOL))
+    p = count / vals.size if exact else (count + 1) / (vals.size + 1)
+    return min(1.0, p), obs, exact, vals, n_undef
+
+
+def _williams(r12: float, r13: float, r23: float, n: int, alternative: str) -> tuple[float, float]:
+    """Williams' t for ``r12 - r13`` (correlations of 2 and 3 with 1; ``r23`` between them).
+
+    ``t = (r12 - r13) sqrt((n - 1)(1 + r23) / (2 (n - 1)/(n - 3) |R| + rbar^2 (1 - r23)^3))``
+    with ``|R| = 1 - r12^2 - r13^2 - r23^2 + 2 r12 r13 r23`` and ``rbar = (r12 + r13) / 2``,
+    on ``n - 3`` degrees of freedom (Steiger 1980, eq. 3; as R psych's ``r.test``).
+    """
+    det = 1.0 - r12 * r12 - r13 * r13 - r23 * r23 + 2.0 * r12 * r13 * r23
+    rbar = 0.5 * (r12 + r13)
+    den = 2.0 * (n - 1) / (n - 3) * det + rbar * rbar * (1.0 - r23) ** 3
+    t = (r12 - r13) * math.sqrt((n - 1) * (1.0 + r23) / den) if den > 0 else math.nan
+    if alternative == "two-sided":
+        p = 2.0 * float(_stats.t.sf(abs(t), n - 3))
+    elif alternative == "greater":
+        p = float(_stats.t.sf(t, n - 3))
+    else:
+        p = float(_stats.t.cdf(t, n - 3))
+    return t, min(1.0, p)
+
+
+@accepts_options
+@validated
+def compare_correlations(
+    X_a: Any,
+    X_b: Any,
+    Z: Any,
+    *,
+    level: str = "system",
+    coefficient: str = "pearson",
+    resample: str = "both",
+    permutation: str | None = "both",
+    method: str = "percentile",
+    alternative: str = "two-sided",
+    confidence_level: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int | None = None,
+    metrics: tuple[str, str] = ("a", "b"),
+) -> CorrelationComparison:
+    """Does metric A agree with the human scores better than metric B, on the same data?
+
+    Three answers, each with a p-value:
+
+    * **paired bootstrap** (``resample=``): both metrics' correlations on the same resampled
+      systems and inputs; an interval for ``r_a - r_b`` and the test of ``d* - d`` against
+      ``d``;
+    * **permutation test** (``permutation=``): under the null hypothesis the two metrics are
+      exchangeable, so their scores are swapped at random per system (Perm-Systems), per
+      input (Perm-Inputs) or per system and input (Perm-Both; a cell is swapped when exactly
+      one of its system and its input is). The scores are first standardized (z-scored over
+      the scored cells) so that swapped values are on one scale; this leaves every
+      correlation unchanged. When the ``2^k`` swap patterns number no more than
+      ``n_resamples``, all are enumerated (an exact test);
+    * **Williams' test** (system level only): the classic test for two dependent correlations
+      that share a variable, from ``r_a``, ``r_b``, the correlation between the two metrics'
+      system means and ``n`` = number of systems. It assumes normal data (and is derived for
+      Pearson's r).
+
+    Parameters
+    ----------
+    X_a, X_b, Z : array_like, shape (N, M)
+        The two metrics' and the human scores; a cell is used when all three are present.
+    level, coefficient : str
+        As in :func:`correlate`.
+    resample : {"both", "systems", "inputs"}
+        Bootstrap design of the interval and of ``p_value_bootstrap``.
+    permutation : {"both", "systems", "inputs"} or None
+        Permutation design; ``None`` skips the permutation test.
+    method : {"percentile", "basic", "normal", "bca"}
+        Interval method for the difference.
+    alternative : {"two-sided", "greater", "less"}
+        ``"greater"``: A's correlation is larger than B's.
+    confidence_level : float
+    n_resamples : int
+        Bootstrap replicates, and random swap patterns for the permutation test.
+    seed : int, optional
+    metrics : (str, str)
+        Labels of the two metrics.
+
+    Returns
+    -------
+    CorrelationComparison
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from booteval.meta import compare_correlations
+    >>> rng = np.random.default_rng(3)
+    >>> human = rng.normal(size=(10, 1)) + rng.normal(size=(10, 50))
+    >>> good = human + rng.normal(size=(10, 50))
+    >>> poor = human + 3 * rng.normal(size=(10, 50))
+    >>> c = compare_correlations(good, poor, human, level="summary", n_resamples=2000, seed=0,
+    ...                          metrics=("good", "poor"))
+    >>> print(c)
+    0.30 (0.18, 0.42)
+    >>> c.p_value_bootstrap < 0.01, c.p_value_permutation < 0.01
+    (True, True)
+    """
+    lv, co, me, lev = common_iv(level, coefficient, method, confidence_level)
+    if me == "fisher":
+        raise InvalidInputError(
+            "method", f"one of {', '.join(map(repr, BOOTSTRAP_METHODS))}", "'fisher'",
+            "Compare correlations with the paired bootstrap, a permutation test or Williams' "
+            "test (reported at the system level).",
+        )  # fmt: skip
+    resample = choice(resample, "resample", RESAMPLE)
+    if permutation is not None:
+        permutation = choice(permutation, "permutation", RESAMPLE)
+    alternative = choice(alternative, "alternative", ALTERNATIVES)
+    b = check_n_resamples(n_resamples, lev)
+    seed_int = check_seed(seed)
+    xa = as_matrix(X_a, "X_a")
+    xb = as_matrix(X_b, "X_b")
+    if xa.shape != xb.shape:
+        raise InvalidInputError("X_b", f"the same shape as `X_a` {xa.shape}", f"shape {xb.shape}")
+    matrices_iv(xb, Z, x_name="X_b")
+    nan_b = np.where(np.isnan(xb), np.nan, 0.0)
+    xa_, z_, mask = matrices_iv(xa + nan_b, Z, x_name="X_a")
+    xb_ = np.where(mask, xb, np.nan)
+    xa_ = np.where(mask, xa_, np.nan)
+    pa = Problem(xa_, z_, mask, lv, co)
+    pb = Problem(xb_, z_, mask, lv, co)
+    for p, name in ((pa, "X_a"), (pb, "X_b")):
+        if not math.isfinite(p.estimate):
+            raise InvalidInputError(
+                name, f"scores on which the {lv}-level correlation is defined", "constant scores"
+            )
+    n_sys, n_inp = pa.n_systems, pa.n_inputs
+    notes = list(pa.notes)
+    diff = pa.estimate - pb.estimate
+
+    def stat(v: Any, w: Any) -> np.ndarray:
+        return pa.stat(v, w) - pb.stat(v, w)
+
+    reps = bootstrap([stat], resample, n_sys, n_inp, seed_int, b)[0]
+    values, n_undef = check_undefined(reps, "difference of the correlations", stacklevel=3)
+    jack = jackknife_values(stat, resample, n_sys, n_inp) if me == "bca" else None
+    with collect_warnings() as caught:
+        out = compute_interval(me, diff, values, lev, jackknife=jack, bounds=(-2.0, 2.0))
+    for w in caught:
+        warn(w.message, w.category, stacklevel=2)
+    notes.extend(out.notes)
+    shifted = values - diff
+    if alternative == "two-sided":
+        count = int(np.sum(np.abs(shifted) >= abs(diff) - P_TOL))
+    elif alternative == "greater":
+        count = int(np.sum(shifted >= diff - P_TOL))
+    else:
+        count = int(np.sum(shifted <= diff + P_TOL))
+    p_boot = min(1.0, (count + 1) / (values.size + 1))
+
+    p_perm = None
+    exact = False
+    perm_vals = None
+    n_perm = 0
+    if permutation is not None:
+        perm = _PairedPermutation(pa.x, pb.x, pa.z, pa.mask, lv, co)
+        p_perm, _, exact, perm_vals, n_perm_undef = _permutation_test(
+            perm, permutation, n_sys, n_inp, b, seed_int, alternative
+        )
+        n_perm = int(perm_vals.size + n_perm_undef)
+        if n_perm_undef:
+            notes.append(f"{n_perm_undef} swap patterns gave an undefined difference (dropped)")
+        perm_vals = freeze(perm_vals)
+
+    p_will = t_will = r_ab = None
+    if lv == "system":
+        sa = pa.stat
+        r_ab = float(
+            K.corr_rows(sa.x[None], pb.stat.x[None], np.ones((1, n_sys)), co,
+                        sa.tol_x, pb.stat.tol_x)[0]
+        )  # fmt: skip
+        if n_sys > 3 and math.isfinite(r_ab):
+            t_will, p_will = _williams(pa.estimate, pb.estimate, r_ab, n_sys, alternative)
+            if co != "pearson":
+                notes.append(
+                    f"Williams' test is derived for Pearson's r; with {co} it is an approximation"
+                )
+        else:
+            notes.append("Williams' test needs more than 3 systems and distinct metrics")
+    _, population = describe_design(resample, n_sys, n_inp)
+    return CorrelationComparison(
+        metric_a=str(metrics[0]),
+        metric_b=str(metrics[1]),
+        level=lv,
+        coefficient=co,
+        estimate_a=pa.estimate,
+        estimate_b=pb.estimate,
+        difference=diff,
+        low=out.low,
+        high=out.high,
+        confidence_level=lev,
+        method=me,
+        resample=resample,
+        population=population,
+        alternative=alternative,
+        p_value_bootstrap=p_boot,
+        permutation=permutation,
+        p_value_permutation=p_perm,
+        permutation_exact=exact,
+        n_permutations=n_perm,
+        p_value_williams=p_will,
+        williams_t=t_will,
+        correlation_ab=r_ab,
+        n_systems=n_sys,
+        n_inputs=n_inp,
+        n_resamples=b,
+        n_undefined=n_undef,
+        seed=seed_int,
+        distribution=freeze(values),
+        permutation_distribution=perm_vals,
+        notes=tuple(notes),
+    )

