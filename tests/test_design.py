@@ -439,7 +439,7 @@ def test_ci_invariance_across_blocks_with_threads() -> None:
         _same(ref, booteval.ci(x, batch=batch, workers=workers, **common))
 
 
-# einsum sums a single row differently beyond 8192 terms; _matmul adds fixed chunks
+# einsum sums a single row differently beyond 8192 terms; matmul adds fixed chunks
 @pytest.mark.parametrize("batch", [1, 3])  # 40 = 13 * 3 + 1: the last batch has one row
 def test_ci_single_replicate_batches_with_many_units(batch: int) -> None:
     x = _many_units()

@@ -19,9 +19,10 @@ from scipy import stats
 
 from booteval.core.design import make_design
 from booteval.core.errors import InvalidInputError
-from booteval.metrics import _correlation, _ranking
-from booteval.metrics._correlation import Kendall, Pearson, Spearman
-from booteval.metrics._ranking import AveragePrecision, RocAuc
+from booteval.metrics import correlation as _correlation
+from booteval.metrics import ranking as _ranking
+from booteval.metrics.correlation import Kendall, Pearson, Spearman
+from booteval.metrics.ranking import AveragePrecision, RocAuc
 
 TOL = 1e-10
 RANKING = ("roc_auc", "average_precision")

@@ -10,10 +10,10 @@ import pytest
 
 import booteval
 from booteval import InvalidInputError
-from booteval.metrics import _text as text_module
 from booteval.metrics import get_metric
-from booteval.metrics._base import SumEvaluator
-from booteval.metrics._text import (
+from booteval.metrics import text as text_module
+from booteval.metrics.base import SumEvaluator
+from booteval.metrics.text import (
     BLEU,
     CHRF,
     _reference_streams,

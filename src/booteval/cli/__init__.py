@@ -143,7 +143,7 @@ def _api(file: str, context: str, fn: Callable[..., Any], *a: Any, **k: Any) -> 
 
 
 def _load(args: argparse.Namespace) -> tuple[Any, str]:
-    from ..logs._cli import load  # several files, globs, directories, harness logs, --id x2
+    from ..logs.cli import load  # several files, globs, directories, harness logs, --id x2
 
     return load(args)
 

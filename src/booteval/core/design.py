@@ -74,7 +74,7 @@ def _count(draws: np.ndarray, m: int, out: np.ndarray) -> None:
     _csr_todense(rows, m, indptr, np.ascontiguousarray(draws).reshape(-1), ones, out)
 
 
-def _encode_groups(values: np.ndarray, parameter: str) -> tuple[np.ndarray, int]:
+def encode_groups(values: np.ndarray, parameter: str) -> tuple[np.ndarray, int]:
     """Map arbitrary group labels to 0..k-1 codes (first-appearance order not kept)."""
     try:
         _, codes = dense_codes(values)
@@ -341,7 +341,7 @@ def make_design(
         raise InvalidInputError("n_rows", "at most 2**40 rows", f"{n_rows:,}")
     if clusters is not None:
         c = as_group_labels(clusters, "clusters", n_rows)
-        unit_of_row, n_units = _encode_groups(c, "clusters")
+        unit_of_row, n_units = encode_groups(c, "clusters")
         clustered = True
     else:
         unit_of_row = np.arange(n_rows, dtype=np.intp)
@@ -350,7 +350,7 @@ def make_design(
 
     if strata is not None:
         s = as_group_labels(strata, "strata", n_rows)
-        row_stratum, n_strata = _encode_groups(s, "strata")
+        row_stratum, n_strata = encode_groups(s, "strata")
         unit_stratum = np.zeros(n_units, dtype=np.intp)
         unit_stratum[unit_of_row] = row_stratum
         if clustered and not np.array_equal(unit_stratum[unit_of_row], row_stratum):

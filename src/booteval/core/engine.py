@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..metrics._base import Evaluator
+from ..metrics.base import Evaluator
 from .design import Design
 from .errors import (
     BootevalError,

@@ -21,7 +21,7 @@ different (equally valid) replicates; each engine is reproducible on its own.
 Kernels
 -------
 * sums of per-row statistics (means, ratios, mean losses, R^2, ...: every
-  :class:`~booteval.metrics._base.SumEvaluator` with dense statistics), iid
+  :class:`~booteval.metrics.base.SumEvaluator` with dense statistics), iid
   design: each draw adds the drawn row's statistics, in draw order;
 * ROC-AUC, iid design: the scores are sorted once; a replicate draws sorted
   positions (row ``order[p]``) and counts them, then one pass in score order
@@ -314,9 +314,9 @@ Runner = Callable[[int, int, int, bool], tuple[np.ndarray, "np.ndarray | None"]]
 def plan(evaluator: object, design: object) -> Runner | str:
     """A runner ``(seed, start, stop, want_se) -> (values, ses)`` for ``evaluator``,
     or the reason there is no compiled kernel for it."""
-    from ..metrics._base import SumEvaluator
-    from ..metrics._ranking import _AucEvaluator
-    from ..metrics._regression import _Shifted
+    from ..metrics.base import SumEvaluator
+    from ..metrics.ranking import AucEvaluator
+    from ..metrics.regression import ShiftedEvaluator
 
     d = getattr(evaluator, "design", None) or design
     if d.compressed:
@@ -330,13 +330,13 @@ def plan(evaluator: object, design: object) -> Runner | str:
         return f"the compiled engine needs 1 to {MAX_ROWS} rows"
     shift = 0.0
     ev = evaluator
-    if isinstance(ev, _Shifted):
+    if isinstance(ev, ShiftedEvaluator):
         shift, ev = ev.shift, ev.inner
         if getattr(ev, "design", None) is not None and ev.design.compressed:
             return "the compiled engine does not resample compressed cells"
     if isinstance(ev, SumEvaluator):
         return _sum_runner(ev, shift)
-    if isinstance(ev, _AucEvaluator):
+    if isinstance(ev, AucEvaluator):
         return _auc_runner(ev)
     return f"no compiled kernel for {type(evaluator).__name__}"
 

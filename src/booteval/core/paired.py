@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..metrics._base import _COMPRESS_RATIO, Evaluator, Metric
+from ..metrics.base import COMPRESS_RATIO, Evaluator, Metric
 from .codes import dense_codes
 from .design import Design
 from .errors import InvalidInputError
@@ -49,7 +49,7 @@ def align(evaluators: Sequence[Evaluator], design: Design) -> list[Evaluator]:
             _, joint = dense_codes(joint)  # keep the codes small
             joint = joint.astype(np.int64)
         cells = design.compress(joint)
-        if cells.n_units * _COMPRESS_RATIO <= design.n_units:
+        if cells.n_units * COMPRESS_RATIO <= design.n_units:
             rebound = [ev.with_design(cells) for ev in evs]
             if all(r is not None for r in rebound):
                 return rebound  # type: ignore[return-value]

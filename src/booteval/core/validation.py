@@ -37,7 +37,7 @@ def describe_value(x: object) -> str:
     return r if len(r) <= 60 else r[:57] + "..."
 
 
-def _to_numpy(x: object, name: str) -> np.ndarray:
+def to_numpy(x: object, name: str) -> np.ndarray:
     if x is None:
         raise InvalidInputError(name, "an array-like (list, NumPy array, pandas Series)", "None")
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
@@ -60,7 +60,7 @@ def as_float_array(x: object, name: str, *, ndim: tuple[int, ...] = (1,)) -> np.
     >>> as_float_array([1, 2, 3], "scores")
     array([1., 2., 3.])
     """
-    a = _to_numpy(x, name)
+    a = to_numpy(x, name)
     if a.ndim not in ndim:
         allowed = " or ".join(f"{d}-D" for d in ndim)
         raise InvalidInputError(name, f"a {allowed} array", f"an array of shape {a.shape}")
@@ -109,7 +109,7 @@ def as_label_array(x: object, name: str) -> np.ndarray:
     >>> as_label_array(["cat", "dog"], "y_true")
     array(['cat', 'dog'], dtype='<U3')
     """
-    a = _to_numpy(x, name)
+    a = to_numpy(x, name)
     if a.ndim != 1:
         raise InvalidInputError(name, "a 1-D array of labels", f"an array of shape {a.shape}")
     if a.shape[0] == 0:
@@ -162,7 +162,7 @@ def as_group_labels(x: object, name: str, n_rows: int) -> np.ndarray:
                 f"a {type(x[bad]).__name__} in row {bad}: {describe_value(x[bad])}",
                 "A nested value would make every row its own group; pick one field of it.",
             )
-    a = _to_numpy(x, name)
+    a = to_numpy(x, name)
     if a.ndim != 1:
         raise InvalidInputError(
             name, "one scalar label per row (a 1-D array)", f"an array of shape {a.shape}"

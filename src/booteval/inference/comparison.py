@@ -21,7 +21,7 @@ from ..core.params import validated
 from ..core.progress import progress_option
 from ..core.validation import check_names
 from ..metrics import Metric, resolve_metric
-from ..metrics._base import Evaluator
+from ..metrics.base import Evaluator
 from ..results import Difference, freeze
 
 __all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]

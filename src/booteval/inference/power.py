@@ -60,7 +60,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from ..core.design import _encode_groups
+from ..core.design import encode_groups
 from ..core.errors import InvalidInputError
 from ..core.params import validated
 from ..core.validation import as_float_array, as_group_labels, check_same_length, describe_value
@@ -351,7 +351,7 @@ def _from_pilot(scores_a: Any, scores_b: Any, clusters: Any) -> _Reference:
         source = f"pilot outcomes, {n} rows"
     else:
         c = as_group_labels(clusters, "clusters", n)
-        codes, n_clusters = _encode_groups(c, "clusters")
+        codes, n_clusters = encode_groups(c, "clusters")
         if n_clusters < 2:
             raise InvalidInputError(
                 "clusters", "at least 2 distinct clusters", f"{n_clusters} cluster",

@@ -71,7 +71,7 @@ from ..core.validation import (
     describe_value,
 )
 from ..metrics import Metric, resolve_metric
-from ..metrics._base import Evaluator, SumEvaluator, _matmul
+from ..metrics.base import Evaluator, SumEvaluator, matmul
 from ..results import NO_INTERVAL, Difference, freeze, protocol_defaults
 
 __all__ = [
@@ -402,8 +402,8 @@ class _SumSwapper(_Swapper):
         s = ev.unit_stats
         s_a, s_b = s[:n_units], s[n_units:]
         ones = np.ones((1, n_units))
-        self.total_a = _matmul(ones, s_a).reshape(-1)
-        self.total_b = _matmul(ones, s_b).reshape(-1)
+        self.total_a = matmul(ones, s_a).reshape(-1)
+        self.total_b = matmul(ones, s_b).reshape(-1)
         diff = s_b - s_a
         diff = diff[units]
         self.diff = sp.csr_matrix(diff) if sp.issparse(diff) else np.asarray(diff)
@@ -417,7 +417,7 @@ class _SumSwapper(_Swapper):
         if z.shape[1] == 0:
             zd = np.zeros((z.shape[0], self.total_a.size))
         else:
-            zd = _matmul(z, self.diff)
+            zd = matmul(z, self.diff)
         sums_a = self.total_a[None, :] + zd
         sums_b = self.total_b[None, :] - zd
         out = np.asarray(self.from_sums(sums_b), dtype=float) - np.asarray(
@@ -472,7 +472,7 @@ class _WeightSwapper(_Swapper):
     def _evaluate(entry: Any, w: np.ndarray) -> np.ndarray:
         if isinstance(entry, tuple):
             ev, shift = entry
-            return np.asarray(ev.from_sums(_matmul(w, ev.unit_stats)), dtype=float) + shift
+            return np.asarray(ev.from_sums(matmul(w, ev.unit_stats)), dtype=float) + shift
         return np.asarray(entry.replicates(w), dtype=float)
 
     def _values(self, w: np.ndarray) -> np.ndarray:

@@ -34,7 +34,7 @@ import numpy as np
 from ..core.design import make_design
 from ..core.streams import generator
 from ..metrics import get_metric
-from ..metrics._correlation import _pearson_from_sums
+from ..metrics.correlation import pearson_from_sums
 
 __all__ = [
     "COEFFICIENTS",
@@ -128,7 +128,7 @@ def _pearson_rows(x: np.ndarray, z: np.ndarray, v: np.ndarray) -> np.ndarray:
         ],
         axis=1,
     )
-    return _pearson_from_sums(sums)
+    return pearson_from_sums(sums)
 
 
 def _ranks_rows(x: np.ndarray, v: np.ndarray, tol: float) -> np.ndarray:
@@ -252,7 +252,7 @@ class ColumnKernel:
         if self.coefficient == "pearson":
             for sl in _chunks(b, 6 * m):
                 sums = (v[sl] @ self.stats).reshape(-1, 6, m).transpose(0, 2, 1).reshape(-1, 6)
-                out[sl] = _pearson_from_sums(sums).reshape(-1, m)
+                out[sl] = pearson_from_sums(sums).reshape(-1, m)
             return out
         k = self.k
         for sl in _chunks(b, (k + 1) * n * m):
@@ -272,7 +272,7 @@ class ColumnKernel:
                     ],
                     axis=2,
                 )
-                out[sl] = _pearson_from_sums(sums.reshape(-1, 6)).reshape(-1, m)
+                out[sl] = pearson_from_sums(sums.reshape(-1, 6)).reshape(-1, m)
             else:
                 q = np.einsum("bkij,bi->bkj", prod, vv)
                 out[sl] = _tau(q[:, 0], q[:, 1], q[:, 2])

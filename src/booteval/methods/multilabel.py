@@ -63,7 +63,7 @@ from ..core.errors import InvalidInputError
 from ..core.options import accepts_options
 from ..core.params import validated
 from ..core.progress import progress_option
-from ..metrics._base import _matmul
+from ..metrics.base import matmul
 from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze
 
 __all__ = [
@@ -319,7 +319,7 @@ def multilabel_ci(
         design = make_design(n)
 
         def replicate(w: np.ndarray) -> np.ndarray:
-            sums = _matmul(w, stats_sparse)  # (batch, 3L): one sparse product per batch
+            sums = matmul(w, stats_sparse)  # (batch, 3L): one sparse product per batch
             vals, und = _scores(
                 sums[:, :n_labels],
                 sums[:, n_labels : 2 * n_labels],

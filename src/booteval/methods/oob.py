@@ -71,13 +71,13 @@ from ..core.options import accepts_options
 from ..core.params import renamed, validated
 from ..core.streams import generator
 from ..core.validation import (
-    _to_numpy,
     as_float_array,
     as_label_array,
     check_confidence_level,
     check_positive_int,
     check_seed,
     describe_value,
+    to_numpy,
 )
 from ..results import Result, protocol_defaults
 from .crossval import _check_xy, _resolve_learner, _resolve_loss
@@ -179,7 +179,7 @@ def no_information_error(
     elif name in ("squared_error", "absolute_error"):
         yt, yp = as_float_array(y_true, "y_true"), as_float_array(y_pred, "y_pred")
     else:
-        yt, yp = _to_numpy(y_true, "y_true"), _to_numpy(y_pred, "y_pred")
+        yt, yp = to_numpy(y_true, "y_true"), to_numpy(y_pred, "y_pred")
     if yt.shape != yp.shape or yt.ndim != 1:
         raise InvalidInputError(
             "y_pred", f"a 1-D array of the same shape as `y_true` {yt.shape}", f"{yp.shape}"

@@ -53,17 +53,17 @@ from ..core.options import accepts_options
 from ..core.params import validated
 from ..core.streams import generator
 from ..core.validation import (
-    _to_numpy,
     as_float_array,
     as_group_labels,
     check_n_resamples,
     check_seed,
     describe_value,
+    to_numpy,
 )
 from ..inference.comparison import ComparisonResult, compare
 from ..inference.confidence import ci
-from ..metrics._base import _matmul
-from ..metrics._regression import Mean
+from ..metrics.base import matmul
+from ..metrics.regression import Mean
 from ..results import CIResult, freeze
 
 __all__ = [
@@ -406,7 +406,7 @@ class _NestedMean:
         return self._estimate
 
     def replicates(self, counts: np.ndarray) -> np.ndarray:
-        sums = _matmul(counts, self._stats)  # each row summed the same way in any batch
+        sums = matmul(counts, self._stats)  # each row summed the same way in any batch
         return sums[:, 0] / sums[:, 1]
 
 
@@ -475,8 +475,8 @@ def pass_at_k_values(n: Any, c: Any, k: int) -> np.ndarray:
     >>> round(float(pass_at_k_values(10, 3, k=5)[0]), 6)   # 1 - C(7, 5) / C(10, 5)
     0.916667
     """
-    n_arr = np.atleast_1d(_to_numpy(n, "n"))
-    c_arr = np.atleast_1d(_to_numpy(c, "c"))
+    n_arr = np.atleast_1d(to_numpy(n, "n"))
+    c_arr = np.atleast_1d(to_numpy(c, "c"))
     for name, arr in (("n", n_arr), ("c", c_arr)):
         if arr.dtype.kind not in "iu" or (arr.size and arr.min() < 0):
             raise InvalidInputError(name, "non-negative integers", _show(arr))

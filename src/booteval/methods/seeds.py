@@ -65,7 +65,7 @@ from ..core.streams import generator
 from ..core.validation import check_names, describe_value
 from ..inference.comparison import ALTERNATIVES, bootstrap_p_value
 from ..metrics import Metric, resolve_metric
-from ..metrics._base import Evaluator
+from ..metrics.base import Evaluator
 from ..results import Difference, Result, freeze
 
 __all__ = [

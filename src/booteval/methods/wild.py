@@ -91,7 +91,7 @@ from ..core.params import validated
 from ..core.progress import progress_option
 from ..core.streams import generator
 from ..core.validation import as_float_array, check_same_length, describe_value
-from ..metrics._base import _matmul
+from ..metrics.base import matmul
 from ..results import CIResult, IntervalRecipe, freeze
 
 __all__ = [
@@ -459,7 +459,7 @@ def wild_ci(
         def betas_of(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # v (batch, n)
             y_star = fitted[None, :] + r[None, :] * v
             # (batch, p), each row summed batch-independently
-            return y_star, _matmul(y_star, a_mat.T)
+            return y_star, matmul(y_star, a_mat.T)
 
         def replicate(v: np.ndarray) -> np.ndarray:
             vals = stats_of(betas_of(v)[1])
@@ -476,7 +476,7 @@ def wild_ci(
             e_star = y_star.copy()
             for c in range(p):
                 e_star -= betas[:, c : c + 1] * design[:, c]
-            return np.sqrt(_matmul(e_star**2, aj2[:, None])[:, 0])
+            return np.sqrt(matmul(e_star**2, aj2[:, None])[:, 0])
 
         run = _WildRun(
             est, replicate, standard_errors if want_se else None,

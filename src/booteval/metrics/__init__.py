@@ -1,8 +1,8 @@
 """Metrics: the protocol, the registry and the built-in metrics by family."""
 
-from ._base import Evaluator, Metric, SumEvaluator
-from ._generic import CallableMetric
-from ._registry import REGISTRY, get_metric, list_metrics, resolve_metric
+from .base import Evaluator, Metric, SumEvaluator
+from .generic import CallableMetric
+from .registry import REGISTRY, get_metric, list_metrics, resolve_metric
 
 __all__ = [
     "REGISTRY",

@@ -727,7 +727,7 @@ def reliability_bins(
     metric = get_metric("ece", **kwargs)
     yt, p = metric.validate(y_true, y_score)
     if p.ndim == 1:
-        from ..metrics._calibration import binary_targets
+        from ..metrics.calibration import binary_targets
 
         outcome = binary_targets(yt, pos_label)
         conf = p

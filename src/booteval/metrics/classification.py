@@ -21,7 +21,7 @@ from ..core.codes import dense_codes
 from ..core.design import Design
 from ..core.errors import InvalidInputError
 from ..core.validation import as_label_array, check_label_pair, check_same_length
-from ._base import Evaluator, Metric, SumEvaluator, row_sum, safe_divide
+from .base import Evaluator, Metric, SumEvaluator, row_sum, safe_divide
 
 __all__ = [
     "F1",
@@ -118,7 +118,7 @@ class Accuracy(_LabelMetric):
         return (t == p).astype(float)
 
     def bind(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
-        from ._regression import ratio_evaluator
+        from .regression import ratio_evaluator
 
         return ratio_evaluator(self._hits(*arrays), None, design)
 

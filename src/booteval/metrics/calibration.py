@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from ..core.design import Design
 from ..core.errors import InvalidInputError
 from ..core.validation import as_float_array, as_label_array, check_same_length
-from ._base import Evaluator, Metric, SumEvaluator, row_sum, safe_divide
+from .base import Evaluator, Metric, SumEvaluator, row_sum, safe_divide
 
 __all__ = ["ECE", "Brier", "LogLoss", "binary_targets"]
 
@@ -114,7 +114,7 @@ class LogLoss(_ProbabilityMetric):
     bounds = (0.0, np.inf)
 
     def bind(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
-        from ._regression import Mean
+        from .regression import Mean
 
         y_true, p = arrays
         eps = np.finfo(float).eps
@@ -142,7 +142,7 @@ class Brier(_ProbabilityMetric):
     name = "brier"
 
     def bind(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
-        from ._regression import Mean
+        from .regression import Mean
 
         y_true, p = arrays
         if p.ndim == 1:

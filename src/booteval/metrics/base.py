@@ -41,10 +41,10 @@ __all__ = [
 
 # rows of the jackknife computed at once (bounds memory for wide statistics)
 _JACK_CHUNK = 1 << 14
-# terms per einsum call in _matmul
+# terms per einsum call in matmul
 _SUM_CHUNK = 4096
 # compress rows into cells when that divides the number of units at least this much
-_COMPRESS_RATIO = 4
+COMPRESS_RATIO = 4
 
 
 class Evaluator(ABC):
@@ -198,7 +198,7 @@ def unit_sums(stats: np.ndarray | sp.spmatrix, design: Design) -> np.ndarray | s
     return out if sp.issparse(out) else np.asarray(out)
 
 
-def _matmul(weights: np.ndarray, stats: np.ndarray | sp.spmatrix) -> np.ndarray:
+def matmul(weights: np.ndarray, stats: np.ndarray | sp.spmatrix) -> np.ndarray:
     """``weights @ stats``, with each row's sums independent of the batch it is in.
 
     BLAS kernels sum in an order that depends on a row's position in the
@@ -273,7 +273,7 @@ class SumEvaluator(Evaluator):
         self.keys = keys
         if compress and keys is not None and not design.clustered:
             cells = design.compress(keys)
-            if cells.n_units * _COMPRESS_RATIO <= design.n_units:
+            if cells.n_units * COMPRESS_RATIO <= design.n_units:
                 design = cells
         super().__init__(design.n_rows, design.n_units, count)
         self.design = design
@@ -288,7 +288,7 @@ class SumEvaluator(Evaluator):
         #: statistics that one draw of each unit adds to the sums, shape (n_units, k)
         self.unit_stats = sp.csr_matrix(stats_u) if sp.issparse(stats_u) else stats_u
         self.from_sums = from_sums
-        self.total = _matmul(design.original_weights(), self.unit_stats).reshape(-1)
+        self.total = matmul(design.original_weights(), self.unit_stats).reshape(-1)
         self._se_from_sums = se_from_sums
         if se_from_sums is not None and unit_extra is not None:
             dense = self.unit_stats.toarray() if sp.issparse(self.unit_stats) else self.unit_stats
@@ -303,7 +303,7 @@ class SumEvaluator(Evaluator):
         return float(self.from_sums(self.total[None, :])[0])
 
     def replicates(self, unit_weights: np.ndarray) -> np.ndarray:
-        return np.asarray(self.from_sums(_matmul(unit_weights, self.unit_stats)), dtype=float)
+        return np.asarray(self.from_sums(matmul(unit_weights, self.unit_stats)), dtype=float)
 
     def jackknife(self) -> np.ndarray:
         """Leave-one-unit-out values; for a compressed design, one per row.
@@ -325,7 +325,7 @@ class SumEvaluator(Evaluator):
     def standard_errors(self, unit_weights: np.ndarray) -> np.ndarray:
         if not self.has_standard_error:
             return super().standard_errors(unit_weights)
-        return np.asarray(self._se_from_sums(_matmul(unit_weights, self._se_stats)), dtype=float)
+        return np.asarray(self._se_from_sums(matmul(unit_weights, self._se_stats)), dtype=float)
 
 
 def row_sum(x: np.ndarray) -> np.ndarray:

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..core.design import Design
 from ..core.errors import InvalidInputError
-from ._base import Evaluator, Metric, SumEvaluator
+from .base import Evaluator, Metric, SumEvaluator
 
 __all__ = ["BLEU", "CHRF", "bleu_from_stats", "chrf_from_stats"]
 

@@ -41,7 +41,7 @@ import scipy.sparse as sp
 from ..core.design import Design
 from ..core.errors import InvalidInputError
 from ..core.validation import as_float_array, as_label_array, check_same_length
-from ._base import Evaluator, Metric, RowLevelEvaluator
+from .base import Evaluator, Metric, RowLevelEvaluator
 
 __all__ = ["METRICS", "AveragePrecision", "RocAuc"]
 
@@ -264,7 +264,7 @@ class _RankingEvaluator(RowLevelEvaluator):
         return out
 
 
-class _AucEvaluator(_RankingEvaluator):
+class AucEvaluator(_RankingEvaluator):
     _stat = staticmethod(_auc_from_groups)
 
     def jackknife(self) -> np.ndarray:
@@ -434,7 +434,7 @@ class RocAuc(_BinaryRankingMetric):
     """
 
     name = "roc_auc"
-    _evaluator = _AucEvaluator
+    _evaluator = AucEvaluator
 
 
 class AveragePrecision(_BinaryRankingMetric):

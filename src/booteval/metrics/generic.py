@@ -24,7 +24,7 @@ import numpy as np
 from ..core.design import Design
 from ..core.errors import InvalidInputError
 from ..core.validation import as_float_array, as_label_array, check_same_length, describe_value
-from ._base import Evaluator, Metric
+from .base import Evaluator, Metric
 
 __all__ = ["CallableMetric"]
 

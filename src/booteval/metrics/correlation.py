@@ -44,7 +44,7 @@ import numpy as np
 from ..core.design import Design
 from ..core.errors import InvalidInputError
 from ..core.validation import as_float_array, check_same_length
-from ._base import Evaluator, Metric, RowLevelEvaluator, SumEvaluator
+from .base import Evaluator, Metric, RowLevelEvaluator, SumEvaluator
 
 __all__ = ["METRICS", "Kendall", "Pearson", "Spearman"]
 
@@ -224,7 +224,7 @@ def _pearson_from_moments(
 _PEARSON_RTOL = 1e-12
 
 
-def _pearson_from_sums(s: np.ndarray) -> np.ndarray:
+def pearson_from_sums(s: np.ndarray) -> np.ndarray:
     s = np.asarray(s, dtype=float)
     n = s[:, 0]
     ok = n > 0
@@ -461,7 +461,7 @@ class Pearson(_PairMetric):
         x = x - x.mean()
         y = y - y.mean()
         stats = np.column_stack([np.ones_like(x), x, y, x * x, y * y, x * y])
-        return SumEvaluator(stats, design, _pearson_from_sums)
+        return SumEvaluator(stats, design, pearson_from_sums)
 
 
 class Spearman(_PairMetric):

@@ -18,7 +18,7 @@ import numpy as np
 from ..core.codes import dense_codes
 from ..core.design import Design
 from ..core.validation import as_float_array, check_same_length
-from ._base import Evaluator, Metric, SumEvaluator, safe_divide
+from .base import Evaluator, Metric, SumEvaluator, safe_divide
 
 __all__ = ["MAE", "MSE", "R2", "RMSE", "Mean", "ratio_evaluator"]
 
@@ -108,10 +108,10 @@ class Mean(Metric):
         # shift by the data mean: sums of squares stay well conditioned
         shift = float(np.mean(x))
         ev = ratio_evaluator(x - shift, None, design)
-        return _Shifted(ev, shift)
+        return ShiftedEvaluator(ev, shift)
 
 
-class _Shifted(Evaluator):
+class ShiftedEvaluator(Evaluator):
     """Adds a constant back to a ratio evaluator of shifted scores."""
 
     def __init__(self, inner: Evaluator, shift: float) -> None:
@@ -124,7 +124,7 @@ class _Shifted(Evaluator):
 
     def with_design(self, design: Design) -> Evaluator | None:
         inner = self.inner.with_design(design)
-        return None if inner is None else _Shifted(inner, self.shift)
+        return None if inner is None else ShiftedEvaluator(inner, self.shift)
 
     def estimate(self) -> float:
         return self.inner.estimate() + self.shift

@@ -7,14 +7,14 @@ from typing import Any
 
 from ..core.errors import InvalidInputError
 from ..core.validation import describe_value
-from . import _calibration, _classification, _correlation, _ranking, _regression, _text
-from ._base import Metric
-from ._generic import CallableMetric
+from . import calibration, classification, correlation, ranking, regression, text
+from .base import Metric
+from .generic import CallableMetric
 
 __all__ = ["REGISTRY", "get_metric", "list_metrics", "resolve_metric"]
 
 REGISTRY: dict[str, type[Metric]] = {}
-for _module in (_regression, _classification, _ranking, _calibration, _correlation, _text):
+for _module in (regression, classification, ranking, calibration, correlation, text):
     REGISTRY.update(_module.METRICS)
 
 ALIASES: dict[str, str] = {"pr_auc": "average_precision", "auc": "roc_auc"}

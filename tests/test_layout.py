@@ -1,0 +1,97 @@
+"""The package layout: subpackages with one direction of imports, modules of a readable size.
+
+Checked on the source text: no import cycle among modules (imports at module level, where a
+cycle would bite at import time), no module over 700 lines, and no private name (a name or
+module starting with ``_``) imported from another subpackage, so each subpackage's surface is
+the names it means to share.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import booteval
+
+SRC = Path(booteval.__file__).parent
+MAX_LINES = 700
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(p): p for p in sorted(SRC.rglob("*.py"))}
+
+
+def _imports(name: str, path: Path, *, top_level: bool) -> list[tuple[str, str, int]]:
+    """(module, imported name, line) of each ``from ... import`` in booteval."""
+    tree = ast.parse(path.read_text())
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    nodes = tree.body if top_level else list(ast.walk(tree))
+    out = []
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            if module.split(".")[0] == "booteval":
+                out += [(module, alias.name, node.lineno) for alias in node.names]
+    return out
+
+
+def _target(module: str, imported: str) -> str:
+    sub = f"{module}.{imported}"
+    return sub if sub in MODULES else module
+
+
+def _subpackage(module: str) -> str:
+    parts = module.split(".")
+    if len(parts) > 2 or (len(parts) == 2 and MODULES[module].name == "__init__.py"):
+        return parts[1]
+    return "."  # booteval itself and its top-level modules
+
+
+def test_no_module_is_over_700_lines():
+    long = {n: len(p.read_text().splitlines()) for n, p in MODULES.items()}
+    assert not {n: k for n, k in long.items() if k > MAX_LINES}
+
+
+def test_no_import_cycles():
+    graph = {
+        name: {_target(m, i) for m, i, _ in _imports(name, path, top_level=True)} - {name}
+        for name, path in MODULES.items()
+    }
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append([*stack[stack.index(nxt) :], nxt])
+            elif nxt not in state:
+                visit(nxt, [*stack, nxt])
+        state[node] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    assert not cycles
+
+
+def test_no_private_name_is_imported_across_subpackages():
+    crossing = []
+    for name, path in MODULES.items():
+        for module, imported, line in _imports(name, path, top_level=False):
+            target = _target(module, imported)
+            if _subpackage(target) == _subpackage(name):
+                continue
+            private = [p for p in target.split(".") if p.startswith("_")]
+            dunder = imported.startswith("__")
+            if private or (target == module and imported.startswith("_") and not dunder):
+                crossing.append(f"{path.relative_to(SRC)}:{line} {module} import {imported}")
+    assert not crossing
