@@ -20,20 +20,22 @@ from booteval import (
     make_design,
 )
 from booteval.methods.threshold import (
+    ThresholdCIResult,
+    ThresholdComparisonResult,
+    threshold_ci,
+    threshold_compare,
+)
+from booteval.methods.threshold_fit import (
     _METRICS,
     _RULES,
     THRESHOLD_METRICS,
     THRESHOLD_RULES,
-    ThresholdCIResult,
-    ThresholdComparisonResult,
     _counts_at,
     _derived_seed,
     _fit_vectorized,
     _Sorted,
     _TestSet,
     fit_threshold,
-    threshold_ci,
-    threshold_compare,
     threshold_metric,
 )
 
