@@ -19,8 +19,9 @@ from sklearn.metrics import f1_score, roc_auc_score
 
 from booteval import InvalidInputError, UndefinedReplicateWarning
 from booteval.core.design import make_design
-from booteval.inference import significance as sig
-from booteval.inference.significance import mcnemar_test, paired_t_test, permutation_test
+from booteval.inference import swaps as sig
+from booteval.inference.classical import mcnemar_test, paired_t_test
+from booteval.inference.significance import permutation_test
 from booteval.metrics import list_metrics, resolve_metric
 
 ALTS = ("two-sided", "greater", "less")

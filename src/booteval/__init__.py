@@ -40,6 +40,7 @@ from .inference.analytic import (
     fisher_z_interval,
     wilson_interval,
 )
+from .inference.classical import McNemarTestResult, PairedTTestResult, mcnemar_test, paired_t_test
 from .inference.comparison import ComparisonResult, compare
 from .inference.confidence import ci
 from .inference.few_clusters import (
@@ -62,14 +63,7 @@ from .inference.power import (
     power_for_effect,
     required_sample_size,
 )
-from .inference.significance import (
-    McNemarTestResult,
-    PairedTTestResult,
-    PermutationTestResult,
-    mcnemar_test,
-    paired_t_test,
-    permutation_test,
-)
+from .inference.significance import PermutationTestResult, permutation_test
 from .meta import (
     CorrelationComparison,
     CorrelationResult,

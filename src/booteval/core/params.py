@@ -28,6 +28,9 @@ from .format import check_digits, check_scale
 from .streams import seed_to_int
 from .validation import MAX_RESAMPLES, check_confidence_level, check_positive_int, describe_value
 
+#: the alternatives of every test and p-value: ``B - A`` differs, is larger, is smaller
+ALTERNATIVES = ("two-sided", "greater", "less")
+
 __all__ = ["PARAMETERS", "Parameter", "normalise", "renamed", "validated"]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -121,7 +124,7 @@ PARAMETERS: dict[str, Parameter] = {
     "on_undefined": Parameter("'drop' or 'raise'", _choice("on_undefined", ("drop", "raise"))),
     "alternative": Parameter(
         "'two-sided', 'greater' or 'less'",
-        _choice("alternative", ("two-sided", "greater", "less")),
+        _choice("alternative", ALTERNATIVES),
     ),
     "metric_kwargs": Parameter("None or a dict", _mapping_or_none("metric_kwargs")),
     "progress": Parameter("None, a bool or a callable(done, total)", _progress),

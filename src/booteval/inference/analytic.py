@@ -25,7 +25,7 @@ import numpy as np
 
 from ..core.errors import DegenerateIntervalWarning, InvalidInputError, warn
 from ..core.format import format_triplet
-from ..core.params import validated
+from ..core.params import ALTERNATIVES, validated
 from ..results import Difference, Result, protocol_defaults
 
 __all__ = [
@@ -38,7 +38,6 @@ __all__ = [
     "wilson_interval",
 ]
 
-_ALTERNATIVES = ("two-sided", "greater", "less")
 
 # Bonett & Wright (2000): (b, c) in se = c / sqrt(n - b); c for Spearman depends on r.
 _FISHER_OFFSETS = {"pearson": 3, "spearman": 3, "kendall": 4}
@@ -249,9 +248,9 @@ def _check_integer(value: Any, name: str, *, minimum: int) -> int:
 
 
 def _check_alternative(alternative: Any) -> str:
-    if alternative not in _ALTERNATIVES:
+    if alternative not in ALTERNATIVES:
         raise InvalidInputError(
-            "alternative", "one of " + ", ".join(repr(a) for a in _ALTERNATIVES), repr(alternative)
+            "alternative", "one of " + ", ".join(repr(a) for a in ALTERNATIVES), repr(alternative)
         )
     return str(alternative)
 

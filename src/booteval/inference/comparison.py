@@ -17,7 +17,7 @@ from ..core.format import format_triplet
 from ..core.intervals import compute_interval
 from ..core.options import accepts_options
 from ..core.paired import StackedEvaluator, split_systems, validate_system
-from ..core.params import validated
+from ..core.params import ALTERNATIVES, validated
 from ..core.progress import progress_option
 from ..core.validation import check_names
 from ..metrics import Metric, resolve_metric
@@ -26,7 +26,6 @@ from ..results import Difference, freeze
 
 __all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]
 
-ALTERNATIVES = ("two-sided", "greater", "less")
 #: tests that can supply ``compare``'s p-value (the interval is always the bootstrap's)
 TESTS = ("bootstrap", "permutation", "mcnemar", "delong", "t")
 
@@ -466,7 +465,7 @@ def _classical_test(
     names: tuple[str, str],
 ) -> Any:
     """Run the test named by ``compare(..., test=...)`` on the same data."""
-    from . import significance
+    from . import classical, significance
     from .analytic import delong_test
 
     need = {"mcnemar": "accuracy", "delong": "roc_auc", "t": "mean"}
@@ -486,9 +485,9 @@ def _classical_test(
             clusters=clusters, strata=strata, alternative=alternative, names=names,
         )  # fmt: skip
     if test == "mcnemar":
-        return significance.mcnemar_test(*data, alternative=alternative)
+        return classical.mcnemar_test(*data, alternative=alternative)
     if test == "t":
-        return significance.paired_t_test(
+        return classical.paired_t_test(
             *data, clusters=clusters, alternative=alternative,
             confidence_level=opts.confidence_level,
         )  # fmt: skip

@@ -62,7 +62,7 @@ from scipy.special import ndtr, ndtri
 
 from ..core.design import encode_groups
 from ..core.errors import InvalidInputError
-from ..core.params import validated
+from ..core.params import ALTERNATIVES, validated
 from ..core.validation import as_float_array, as_group_labels, check_same_length, describe_value
 from ..results import NO_INTERVAL, Result, protocol_defaults
 from .comparison import ComparisonResult
@@ -75,7 +75,8 @@ __all__ = [
 ]
 
 #: accepted values of ``alternative``; ``"greater"`` and ``"less"`` mean ``"one-sided"``
-ALTERNATIVES = ("two-sided", "one-sided", "greater", "less")
+#: power also takes "one-sided" (the direction of the effect, whichever sign it has)
+_POWER_ALTERNATIVES = (ALTERNATIVES[0], "one-sided", *ALTERNATIVES[1:])
 
 #: below this many independent units the normal approximation is flagged in the notes
 _FEW_UNITS = 30
@@ -282,9 +283,9 @@ def _check_count(value: object, name: str, minimum: int, hint: str = "") -> int:
 
 
 def _check_alternative(alternative: object) -> str:
-    if not isinstance(alternative, str) or alternative not in ALTERNATIVES:
+    if not isinstance(alternative, str) or alternative not in _POWER_ALTERNATIVES:
         raise InvalidInputError(
-            "alternative", f"one of {', '.join(map(repr, ALTERNATIVES))}", repr(alternative)
+            "alternative", f"one of {', '.join(map(repr, _POWER_ALTERNATIVES))}", repr(alternative)
         )
     return "two-sided" if alternative == "two-sided" else "one-sided"
 
