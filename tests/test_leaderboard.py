@@ -13,7 +13,8 @@ from scipy.special import ndtri
 
 import booteval
 from booteval import BootevalWarning, InvalidInputError
-from booteval.inference.leaderboard import _letter_groups, adjust_p_values, leaderboard
+from booteval.inference.leaderboard import leaderboard
+from booteval.inference.multiple import _letter_groups, adjust_p_values
 
 
 def _continuous(k=4, n=300, seed=1):

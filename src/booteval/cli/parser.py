@@ -141,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .. import __version__
     from ..core.intervals import METHODS
     from ..inference.comparison import TESTS
-    from ..inference.leaderboard import CORRECTIONS
+    from ..inference.multiple import CORRECTIONS
     from ..meta import BOOTSTRAP_METHODS, COEFFICIENTS, LEVELS
     from ..metrics import list_metrics
 
