@@ -15,13 +15,11 @@ from scipy import stats
 from booteval.core.errors import DegenerateIntervalWarning, InvalidInputError
 from booteval.inference.analytic import (
     AnalyticInterval,
-    DeLongTest,
     clopper_pearson_interval,
-    delong_interval,
-    delong_test,
     fisher_z_interval,
     wilson_interval,
 )
+from booteval.inference.delong import DeLongTest, delong_interval, delong_test
 
 LEVELS = [0.5, 0.8, 0.9, 0.95, 0.99]
 
@@ -234,7 +232,7 @@ def test_delong_matches_direct_on_heavily_tied_data(rows):
 
 def test_placement_values_match_pairwise_means():
     # Private helper, pinned because the variance alone cannot see a reflected V01.
-    from booteval.inference.analytic import _placements
+    from booteval.inference.delong import _placements
 
     y, s = tied_data(9)
     psi = pairwise_kernel(y, s)

@@ -218,7 +218,7 @@ def test_under_clustering_the_row_level_bootstrap_rejects_too_often():
 
 
 def test_classical_tests_supply_the_p_value():
-    from booteval.inference.analytic import delong_test
+    from booteval.inference.delong import delong_test
 
     y, a, b = _paired_systems(n=300, seed=12)
     kw = dict(n_resamples=1000, seed=3)

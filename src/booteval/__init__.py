@@ -33,16 +33,14 @@ from .core.options import BootstrapOptions
 from .core.progress import stderr_progress
 from .inference.analytic import (
     AnalyticInterval,
-    DeLongTest,
     clopper_pearson_interval,
-    delong_interval,
-    delong_test,
     fisher_z_interval,
     wilson_interval,
 )
 from .inference.classical import McNemarTestResult, PairedTTestResult, mcnemar_test, paired_t_test
 from .inference.comparison import ComparisonResult, compare
 from .inference.confidence import ci
+from .inference.delong import DeLongTest, delong_interval, delong_test
 from .inference.few_clusters import (
     ClusteredInterval,
     cluster_robust_interval,

@@ -466,7 +466,7 @@ def _classical_test(
 ) -> Any:
     """Run the test named by ``compare(..., test=...)`` on the same data."""
     from . import classical, significance
-    from .analytic import delong_test
+    from .delong import delong_test
 
     need = {"mcnemar": "accuracy", "delong": "roc_auc", "t": "mean"}
     if test in need and m.name != need[test]:
