@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import booteval
-from booteval.methods.samples import _majority_probability
+from booteval.methods.pass_at_k import _majority_probability
 
 RUN = {"n_resamples": 400, "seed": 0}
 

@@ -86,14 +86,8 @@ from .methods.oob import (
     point632,
     point632_plus,
 )
-from .methods.samples import (
-    NestedResult,
-    compare_pass_at_k,
-    majority_vote_at_k,
-    nested_ci,
-    pass_at_k,
-    pass_at_k_values,
-)
+from .methods.pass_at_k import compare_pass_at_k, majority_vote_at_k, pass_at_k, pass_at_k_values
+from .methods.samples import NestedResult, nested_ci
 from .methods.seeds import MethodComparisonResult, SeedPoolResult, compare_methods, pool_seeds
 from .methods.threshold import (
     THRESHOLD_METRICS,
