@@ -131,6 +131,7 @@ class PowerAnalysis(Result):
 
         Examples
         --------
+        >>> from booteval import minimum_detectable_effect
         >>> m = minimum_detectable_effect(standard_error=0.0076, n=12032, n_clusters=91)
         >>> print(m.summary(scale=100, digits=2))
         MDE at 80 % power, α = 0.05 (two-sided): 2.13 with 12032 rows in 91 clusters
