@@ -478,16 +478,6 @@ class CIResult(Result):
         """``high - low``."""
         return self.high - self.low
 
-    def plot(self, path: str | None = None, **kwargs: Any) -> Any:
-        """The bootstrap distribution with the estimate and interval marked.
-
-        Needs matplotlib (``pip install 'booteval[plot]'``); see
-        :func:`booteval.plot.plot_distribution` for the options. Returns the figure.
-        """
-        from .plot import plot_distribution
-
-        return plot_distribution(self, path, **kwargs)
-
     def to_dict(self) -> dict[str, Any]:
         """Plain-data view (no arrays), e.g. for JSON."""
         keys = (

@@ -21,7 +21,23 @@ from .codes import dense_codes
 from .design import Design
 from .errors import InvalidInputError
 
-__all__ = ["StackedEvaluator", "align", "split_systems", "validate_system"]
+__all__ = ["StackedEvaluator", "align", "pair_inputs", "split_systems", "validate_system"]
+
+#: what a paired entry point's positional data must hold
+SYSTEMS = "two systems' outputs (scores_a, scores_b or y_true, pred_a, pred_b)"
+
+
+def pair_inputs(
+    data: tuple[Any, ...], names: object, metric: Any, metric_kwargs: Any, what: str = SYSTEMS
+) -> tuple[str, str, Metric]:
+    """The two names and the metric of a paired call on ``data`` (at least two arrays)."""
+    from ..metrics import resolve_metric
+    from .validation import check_names
+
+    if len(data) < 2:
+        raise InvalidInputError("data", what, f"{len(data)} array(s)")
+    name_a, name_b = check_names(names)
+    return name_a, name_b, resolve_metric(metric, metric_kwargs, len(data) - 1)
 
 
 def align(evaluators: Sequence[Evaluator], design: Design) -> list[Evaluator]:

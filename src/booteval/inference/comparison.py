@@ -16,11 +16,10 @@ from ..core.errors import InvalidInputError, collect_warnings, warn
 from ..core.format import format_triplet
 from ..core.intervals import compute_interval
 from ..core.options import accepts_options
-from ..core.paired import StackedEvaluator, split_systems, validate_system
+from ..core.paired import StackedEvaluator, pair_inputs, split_systems, validate_system
 from ..core.params import ALTERNATIVES, validated
 from ..core.progress import progress_option
-from ..core.validation import check_names
-from ..metrics import Metric, resolve_metric
+from ..metrics import Metric
 from ..metrics.base import Evaluator
 from ..results import Difference, freeze
 
@@ -146,16 +145,6 @@ class ComparisonResult(Difference):
         ]
         lines.extend(f"  note: {note}" for note in self.notes)
         return "\n".join(lines)
-
-    def plot(self, path: str | None = None, **kwargs: Any) -> Any:
-        """The bootstrap distribution with the estimate and interval marked.
-
-        Needs matplotlib (``pip install 'booteval[plot]'``); see
-        :func:`booteval.plot.plot_distribution` for the options. Returns the figure.
-        """
-        from ..plot import plot_distribution
-
-        return plot_distribution(self, path, **kwargs)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-data view (no arrays)."""
@@ -361,13 +350,7 @@ def compare(
     )  # fmt: skip
     alternative = check_choice(alternative, "alternative", ALTERNATIVES)
     test = check_choice(test, "test", TESTS)
-    if len(data) < 2:
-        raise InvalidInputError(
-            "data", "two systems' outputs (scores_a, scores_b or y_true, pred_a, pred_b)",
-            f"{len(data)} array(s)",
-        )  # fmt: skip
-    name_a, name_b = check_names(names)
-    m = resolve_metric(metric, metric_kwargs, len(data) - 1)
+    name_a, name_b, m = pair_inputs(data, names, metric, metric_kwargs)
     stacked, design, n = _bind_pair(
         m, data, (name_a, name_b), lambda k: make_design(k, strata=strata, clusters=clusters)
     )

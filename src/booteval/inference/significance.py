@@ -52,15 +52,14 @@ from ..core.errors import (
 )
 from ..core.format import format_p_value
 from ..core.options import accepts_options
-from ..core.paired import split_systems, validate_system
+from ..core.paired import pair_inputs, split_systems, validate_system
 from ..core.params import ALTERNATIVES, validated
 from ..core.progress import progress_option
 from ..core.validation import (
-    check_names,
     check_positive_int,
     check_seed,
 )
-from ..metrics import Metric, resolve_metric
+from ..metrics import Metric
 from ..results import NO_INTERVAL, Difference, freeze, protocol_defaults
 from .swaps import (
     MAX_EXACT_UNITS,
@@ -306,13 +305,7 @@ def permutation_test(
     exact_opt = _check_exact(exact)
     batch = None if batch is None else check_positive_int(batch, "batch")
     seed_value = check_seed(seed)
-    if len(data) < 2:
-        raise InvalidInputError(
-            "data", "two systems' outputs (scores_a, scores_b or y_true, pred_a, pred_b)",
-            f"{len(data)} array(s)",
-        )  # fmt: skip
-    name_a, name_b = check_names(names)
-    m = resolve_metric(metric, metric_kwargs, len(data) - 1)
+    name_a, name_b, m = pair_inputs(data, names, metric, metric_kwargs)
     shared, a, b = split_systems(data, m)
     arr_a = validate_system(m, shared, a, name_a)
     arr_b = validate_system(m, shared, b, name_b)

@@ -56,11 +56,11 @@ from ..core.errors import InvalidInputError, collect_warnings, warn
 from ..core.intervals import compute_interval, order_statistic_quantile
 from ..core.lazy import stats
 from ..core.options import accepts_options
-from ..core.paired import StackedEvaluator
+from ..core.paired import StackedEvaluator, pair_inputs
 from ..core.params import validated
 from ..core.progress import progress_option
 from ..core.streams import generator
-from ..core.validation import check_names, describe_value
+from ..core.validation import describe_value
 from ..inference.comparison import ALTERNATIVES, bootstrap_p_value
 from ..metrics import Metric, resolve_metric
 from ..metrics.base import Evaluator
@@ -463,13 +463,13 @@ def compare_methods(
     )  # fmt: skip
     method = check_choice(method, "method", SEED_METHODS)
     alternative = check_choice(alternative, "alternative", ALTERNATIVES)
-    if len(data) < 2:
-        raise InvalidInputError(
-            "data", "two methods' runs (runs_a, runs_b or y_true, runs_a, runs_b)",
-            f"{len(data)} array(s)",
-        )  # fmt: skip
-    name_a, name_b = check_names(names)
-    m = resolve_metric(metric, metric_kwargs, len(data) - 1)
+    name_a, name_b, m = pair_inputs(
+        data,
+        names,
+        metric,
+        metric_kwargs,
+        "two methods' runs (runs_a, runs_b or y_true, runs_a, runs_b)",
+    )
     if len(data) != m.n_inputs + 1:
         _check_n_inputs(m, len(data) - 1, "runs_a, runs_b")
     shared = tuple(data[:-2])
