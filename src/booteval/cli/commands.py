@@ -132,6 +132,22 @@ def _cmd_ci(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------------- pairs (A, B)
+
+
+def _long_output(args: argparse.Namespace, file: str) -> tuple[str, str]:
+    """Long format (``--system``): the one output column and its flag; ``--id`` is required."""
+    if not args.id:
+        raise CliError(f"{file}: with --system (long format) name the row id column with --id")
+    outs = [(c, "--y-pred") for c in args.y_pred or []] + [
+        (c, "--score") for c in args.score or []]  # fmt: skip
+    if len(outs) != 1:
+        raise CliError(
+            f"{file}: with --system (long format) give exactly one output column "
+            "(--y-pred or --score)"
+        )
+    return outs[0]
+
+
 def _pair_columns(df: Any, args: argparse.Namespace, file: str) -> tuple[Any, str, str, str, str]:
     """A wide frame with the two systems' output columns: ``(frame, col_a, col_b, flag, names)``.
 
@@ -139,16 +155,7 @@ def _pair_columns(df: Any, args: argparse.Namespace, file: str) -> tuple[Any, st
     input (``--system``): ``--id`` aligns the rows, ``--a`` / ``--b`` name the systems.
     """
     if args.system:
-        if not args.id:
-            raise CliError(f"{file}: with --system (long format) name the row id column with --id")
-        outs = [(c, "--y-pred") for c in args.y_pred or []] + [
-            (c, "--score") for c in args.score or []]  # fmt: skip
-        if len(outs) != 1:
-            raise CliError(
-                f"{file}: with --system (long format) give exactly one output column "
-                "(--y-pred or --score)"
-            )
-        out_col, flag = outs[0]
+        out_col, flag = _long_output(args, file)
         sys_col = group_column(df, args.system, file, "--system")
         require(df, out_col, file, flag)
         args._frame = df
@@ -289,16 +296,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     if args.method == "studentized":
         raise CliError("--method: expected bca, percentile, basic or normal for a leaderboard")
     if args.system:
-        if not args.id:
-            raise CliError(f"{file}: with --system (long format) name the row id column with --id")
-        outs = [(c, "--y-pred") for c in args.y_pred or []] + [
-            (c, "--score") for c in args.score or []]  # fmt: skip
-        if len(outs) != 1:
-            raise CliError(
-                f"{file}: with --system (long format) give exactly one output column "
-                "(--y-pred or --score)"
-            )
-        out_col, flag = outs[0]
+        out_col, flag = _long_output(args, file)
         group_column(df, args.system, file, "--system")
         group_column(df, args.id, file, "--id")
         _read_output(df, out_col, flag, m, file)
