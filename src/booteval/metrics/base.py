@@ -198,6 +198,35 @@ def unit_sums(stats: np.ndarray | sp.spmatrix, design: Design) -> np.ndarray | s
     return out if sp.issparse(out) else np.asarray(out)
 
 
+def in_blocks(n: int, width: int, cells: int, fn: Callable[[slice], np.ndarray]) -> np.ndarray:
+    """``fn(block)`` over consecutive slices of ``range(n)``, concatenated.
+
+    Each slice holds ``cells // width`` items (at least one), so that a block of ``width``
+    columns stays near ``cells`` values: the memory bound of every chunked evaluator.
+    """
+    out = np.empty(n)
+    step = max(1, cells // max(width, 1))
+    for lo in range(0, n, step):
+        block = slice(lo, min(lo + step, n))
+        out[block] = fn(block)
+    return out
+
+
+def leave_units_out(ev: Any, units: np.ndarray, cells: int) -> np.ndarray:
+    """An evaluator's values with each of ``units`` left out, by direct evaluation.
+
+    ``ev`` evaluates row-weight matrices with ``_from_row_weights``; each unit's rows get
+    weight 0 and every other row weight 1 (O(n) per unit, in blocks of about ``cells``).
+    """
+    u_row = ev.design.unit_of_row
+
+    def block(s: slice) -> np.ndarray:
+        w = (u_row[None, :] != units[s][:, None]).astype(np.float64)
+        return ev._from_row_weights(w)
+
+    return in_blocks(units.shape[0], ev.n_rows, cells, block)
+
+
 def matmul(weights: np.ndarray, stats: np.ndarray | sp.spmatrix) -> np.ndarray:
     """``weights @ stats``, with each row's sums independent of the batch it is in.
 

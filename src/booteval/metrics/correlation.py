@@ -44,7 +44,7 @@ import numpy as np
 from ..core.design import Design
 from ..core.errors import InvalidInputError
 from ..core.validation import as_float_array, check_same_length
-from .base import Evaluator, Metric, RowLevelEvaluator, SumEvaluator
+from .base import Evaluator, Metric, RowLevelEvaluator, SumEvaluator, in_blocks, leave_units_out
 
 __all__ = ["METRICS", "Kendall", "Pearson", "Spearman"]
 
@@ -256,24 +256,17 @@ class _RankEvaluator(RowLevelEvaluator):
         raise NotImplementedError
 
     def _from_row_weights(self, w: np.ndarray) -> np.ndarray:
-        out = np.empty(w.shape[0])
-        step = max(1, _CELLS // max(self.n_rows, 1))
-        for lo in range(0, w.shape[0], step):
-            out[lo : lo + step] = self._chunk(w[lo : lo + step])
-        return out
+        return in_blocks(w.shape[0], self.n_rows, _CELLS, lambda s: self._chunk(w[s]))
 
     def estimate(self) -> float:
         return float(self._from_row_weights(np.ones((1, self.n_rows)))[0])
 
     def replicates(self, unit_weights: np.ndarray) -> np.ndarray:
         uw = np.asarray(unit_weights, dtype=np.float64)
-        out = np.empty(uw.shape[0])
-        step = max(1, _CELLS // max(self.n_rows, 1))
-        for lo in range(0, uw.shape[0], step):
-            out[lo : lo + step] = self._from_row_weights(
-                self.design.row_weights(uw[lo : lo + step])
-            )
-        return out
+        rows = self.design.row_weights
+        return in_blocks(
+            uw.shape[0], self.n_rows, _CELLS, lambda s: self._from_row_weights(rows(uw[s]))
+        )
 
 
 class _SpearmanEvaluator(_RankEvaluator):
@@ -306,15 +299,7 @@ class _SpearmanEvaluator(_RankEvaluator):
 
     def _jackknife_direct(self) -> np.ndarray:
         """Leave-one-cluster-out by direct evaluation: O(n_units * n), in chunks."""
-        k = self.n_units
-        out = np.empty(k)
-        u_row = self.design.unit_of_row
-        step = max(1, _CELLS // max(self.n_rows, 1))
-        for lo in range(0, k, step):
-            units = np.arange(lo, min(lo + step, k))
-            w = (u_row[None, :] != units[:, None]).astype(np.float64)
-            out[lo : lo + step] = self._from_row_weights(w)
-        return out
+        return leave_units_out(self, np.arange(self.n_units), _CELLS)
 
     def _jackknife_rows(self) -> np.ndarray:
         """Leave-one-row-out in closed form, O(n log^2 n).

@@ -41,7 +41,7 @@ import scipy.sparse as sp
 from ..core.design import Design
 from ..core.errors import InvalidInputError
 from ..core.validation import as_float_array, as_label_array, check_same_length
-from .base import Evaluator, Metric, RowLevelEvaluator
+from .base import Evaluator, Metric, RowLevelEvaluator, in_blocks, leave_units_out
 
 __all__ = ["METRICS", "AveragePrecision", "RocAuc"]
 
@@ -231,12 +231,10 @@ class _RankingEvaluator(RowLevelEvaluator):
         raise NotImplementedError
 
     def _from_row_weights(self, row_weights: np.ndarray) -> np.ndarray:
-        out = np.empty(row_weights.shape[0])
-        step = max(1, _CELLS // max(self.n_rows, 1))
-        for lo in range(0, row_weights.shape[0], step):
-            pos, neg = self.groups.sums(row_weights[lo : lo + step])
-            out[lo : lo + step] = self._stat(pos, neg)
-        return out
+        def block(s: slice) -> np.ndarray:
+            return self._stat(*self.groups.sums(row_weights[s]))
+
+        return in_blocks(row_weights.shape[0], self.n_rows, _CELLS, block)
 
     def estimate(self) -> float:
         g = self.groups
@@ -244,24 +242,14 @@ class _RankingEvaluator(RowLevelEvaluator):
 
     def replicates(self, unit_weights: np.ndarray) -> np.ndarray:
         uw = np.asarray(unit_weights, dtype=np.float64)
-        out = np.empty(uw.shape[0])
-        step = max(1, _CELLS // max(self.n_rows, 1))
-        for lo in range(0, uw.shape[0], step):
-            out[lo : lo + step] = self._from_row_weights(
-                self.design.row_weights(uw[lo : lo + step])
-            )
-        return out
+        rows = self.design.row_weights
+        return in_blocks(
+            uw.shape[0], self.n_rows, _CELLS, lambda s: self._from_row_weights(rows(uw[s]))
+        )
 
     def _leave_units_out_direct(self, units: np.ndarray) -> np.ndarray:
         """Leave-one-unit-out values for ``units`` by direct evaluation (O(n) each)."""
-        out = np.empty(units.shape[0])
-        step = max(1, _CELLS // max(self.n_rows, 1))
-        u_row = self.design.unit_of_row
-        for lo in range(0, units.shape[0], step):
-            chunk = units[lo : lo + step]
-            w = (u_row[None, :] != chunk[:, None]).astype(np.float64)
-            out[lo : lo + step] = self._from_row_weights(w)
-        return out
+        return leave_units_out(self, units, _CELLS)
 
 
 class AucEvaluator(_RankingEvaluator):
