@@ -81,7 +81,6 @@ __all__ = [
     "required_sample_size",
 ]
 
-#: accepted values of ``alternative``; ``"greater"`` and ``"less"`` mean ``"one-sided"``
 # ---------------------------------------------------------------------------- public
 _SHARED_PARAMETERS = """
     *data : ComparisonResult, or scores_a, scores_b

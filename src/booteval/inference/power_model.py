@@ -21,7 +21,8 @@ from ..core.validation import as_float_array, as_group_labels, check_same_length
 from ..results import NO_INTERVAL, Result, protocol_defaults
 from .comparison import ComparisonResult
 
-#: power also takes "one-sided" (the direction of the effect, whichever sign it has)
+#: accepted values of ``alternative``: power adds ``"one-sided"`` to the tests' three, and
+#: ``"greater"`` and ``"less"`` mean ``"one-sided"``
 _POWER_ALTERNATIVES = (ALTERNATIVES[0], "one-sided", *ALTERNATIVES[1:])
 
 #: below this many independent units the normal approximation is flagged in the notes
