@@ -36,6 +36,7 @@ __all__ = [
     "check_run_options",
     "compiled_runner",
     "default_batch",
+    "run_on_engine",
     "run_replicates",
     "screen_undefined",
 ]
@@ -179,6 +180,11 @@ def compiled_runner(
             f"'numba', but numba cannot be imported ({exc})",
             'Install it with pip install "booteval[fast]", or use engine="numpy".',
         ) from None
+    if not isinstance(design, Design):
+        return None, None if engine == "auto" else (
+            "engine='numba' was requested, but the compiled engine has no kernel for this "
+            "weight source: the NumPy engine was used"
+        )
     runner = _kernels.plan(evaluator, design)
     if isinstance(runner, str):
         reason = runner
@@ -295,6 +301,31 @@ def run_replicates(
 _PROBE_REPLICATES = 64
 #: runs estimated to take longer than this many seconds say so when they start
 LONG_RUN_SECONDS = 60.0
+
+
+def run_on_engine(
+    evaluator: Evaluator | Any,
+    source: Design | Any,
+    opts: RunOptions,
+    *,
+    want_se: bool = False,
+    workers: int | None = None,
+    batch: int | None = None,
+) -> tuple[np.ndarray, np.ndarray | None, tuple[str, ...]]:
+    """:func:`run_replicates` on the engine ``opts.engine`` names: replicates, SEs and notes.
+
+    The compiled kernels run where ``opts.engine`` asks for them and they cover the
+    evaluator and its weight source (see :func:`compiled_runner`); the notes say when
+    ``engine="numba"`` was asked for and the NumPy engine ran. ``workers`` and ``batch``
+    default to the options' own.
+    """
+    compiled, note = compiled_runner(evaluator, source, opts.engine, want_se=want_se)
+    reps, ses = run_replicates(
+        evaluator, source, opts.n_resamples, opts.seed,
+        opts.batch if batch is None else batch, want_se=want_se, n_inner=opts.n_inner,
+        workers=opts.workers if workers is None else workers, compiled=compiled,
+    )  # fmt: skip
+    return reps, ses, (note,) if note else ()
 
 
 def _announce(seconds: float, n_resamples: int, n_workers: int) -> None:

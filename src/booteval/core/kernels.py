@@ -338,6 +338,8 @@ def plan(evaluator: object, design: object) -> Runner | str:
         return _sum_runner(ev, shift)
     if isinstance(ev, AucEvaluator):
         return _auc_runner(ev)
+    if hasattr(evaluator, "parts"):  # StackedEvaluator: several systems on shared resamples
+        return "the compiled engine has no kernel for several systems on shared resamples yet"
     return f"no compiled kernel for {type(evaluator).__name__}"
 
 

@@ -11,7 +11,13 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from ..core.design import Design, make_design
-from ..core.engine import check_choice, check_run_options, run_replicates, screen_undefined
+from ..core.engine import (
+    check_choice,
+    check_run_options,
+    run_on_engine,
+    run_replicates,
+    screen_undefined,
+)
 from ..core.errors import InvalidInputError, collect_warnings, warn
 from ..core.format import format_triplet
 from ..core.intervals import compute_interval
@@ -291,6 +297,7 @@ def compare(
     n_inner: int = 50,
     bca_ties: str = "half",
     workers: int | None = None,
+    engine: str = "numpy",
     progress: Any = None,
     names: tuple[str, str] = ("A", "B"),
     test: str = "bootstrap",
@@ -309,8 +316,10 @@ def compare(
         or ``y_true, pred_a, pred_b`` (labels, or scores) for a metric of two
         inputs.
     metric, method, confidence_level, n_resamples, seed, batch : see :func:`booteval.ci`
-    strata, clusters, on_undefined, metric_kwargs, n_inner, bca_ties, workers
-        As in :func:`booteval.ci`; the interval is for the difference.
+    strata, clusters, on_undefined, metric_kwargs, n_inner, bca_ties, workers, engine
+        As in :func:`booteval.ci`; the interval is for the difference. The compiled
+        kernels do not cover two systems yet: ``engine="numba"`` runs the NumPy engine and
+        says so in ``notes``.
     alternative : {"two-sided", "greater", "less"}
         For the p-value: ``"greater"`` tests whether B's metric is larger.
     names : (str, str)
@@ -346,7 +355,7 @@ def compare(
     opts = check_run_options(
         confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, method=method,
         on_undefined=on_undefined, bca_ties=bca_ties, batch=batch, n_inner=n_inner,
-        workers=workers,
+        workers=workers, engine=engine,
     )  # fmt: skip
     alternative = check_choice(alternative, "alternative", ALTERNATIVES)
     test = check_choice(test, "test", TESTS)
@@ -364,7 +373,7 @@ def compare(
             )
     b = opts.n_resamples
     diff_ev = _Difference(stacked)
-    reps, _ = run_replicates(stacked, design, b, opts.seed, opts.batch, workers=opts.workers)
+    reps, _, engine_notes = run_on_engine(stacked, design, opts)
     ses = None
     if opts.method == "studentized":
         _, ses = run_replicates(
@@ -431,7 +440,7 @@ def compare(
         mcse_low=out.mcse_low, mcse_high=out.mcse_high,
         design="paired " + design.describe(), distribution=freeze(diffs),
         distribution_a=freeze(np.ascontiguousarray(reps[:, 0])),
-        distribution_b=freeze(np.ascontiguousarray(reps[:, 1])), notes=out.notes,
+        distribution_b=freeze(np.ascontiguousarray(reps[:, 1])), notes=(*out.notes, *engine_notes),
         details=details,
     )  # fmt: skip
 

@@ -50,7 +50,12 @@ from typing import Any
 import numpy as np
 
 from ..core.design import make_design
-from ..core.engine import check_choice, check_run_options, run_replicates, screen_undefined
+from ..core.engine import (
+    check_choice,
+    check_run_options,
+    run_on_engine,
+    screen_undefined,
+)
 from ..core.errors import BootevalWarning, DegenerateIntervalWarning, InvalidInputError, warn
 from ..core.intervals import compute_interval, order_statistic_quantile
 from ..core.options import accepts_options
@@ -178,6 +183,7 @@ def leaderboard(
     correction: str = "holm",
     batch: int | None = None,
     workers: int | None = None,
+    engine: str = "numpy",
     progress: Any = None,
     on_undefined: str = "drop",
     bca_ties: str = "half",
@@ -208,9 +214,10 @@ def leaderboard(
         Labels shared by every system (not with a long table: use ``label_col``).
     metric, metric_kwargs, confidence_level, n_resamples, seed, strata, clusters
         As in :func:`booteval.ci`.
-    batch, workers, on_undefined, bca_ties
+    batch, workers, engine, on_undefined, bca_ties
         As in :func:`booteval.ci`. Replicates on which the metric is undefined
-        for any system are dropped for all.
+        for any system are dropped for all. The compiled kernels do not cover several
+        systems yet: ``engine="numba"`` runs the NumPy engine and says so in ``notes``.
     method : {"bca", "percentile", "basic", "normal"}
         For every interval and p-value (``"studentized"`` is not offered here).
     correction : {"holm", "bonferroni", "fdr_bh", "none"}
@@ -248,6 +255,7 @@ def leaderboard(
     opts = check_run_options(
         confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, method=method,
         on_undefined=on_undefined, bca_ties=bca_ties, batch=batch, workers=workers,
+        engine=engine,
     )  # fmt: skip
     check_choice(opts.method, "method", _LEADERBOARD_METHODS)
     correction = check_choice(correction, "correction", CORRECTIONS)
@@ -321,7 +329,7 @@ def leaderboard(
 
     # ---- one run: (B, K) replicates on shared weights
     b = opts.n_resamples
-    reps, _ = run_replicates(stacked, design, b, opts.seed, opts.batch, workers=opts.workers)
+    reps, _, engine_notes = run_on_engine(stacked, design, opts)
     defined = np.isfinite(reps).all(axis=1)
     n_undefined = screen_undefined(
         defined, f"metric {m.label!r} (on at least one system)", opts.on_undefined
@@ -332,7 +340,7 @@ def leaderboard(
     alpha = round(1.0 - level, 12)
     gib = bool(m.greater_is_better)
     k = len(names)
-    notes: list[str] = []
+    notes: list[str] = list(engine_notes)
 
     # ---- each system's interval
     sys_out = []

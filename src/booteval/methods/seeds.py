@@ -46,12 +46,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from ..core.design import Design, make_design
-from ..core.engine import check_choice, check_run_options, run_replicates, screen_undefined
+from ..core.engine import (
+    RunOptions,
+    check_choice,
+    check_run_options,
+    run_on_engine,
+    screen_undefined,
+)
 from ..core.errors import InvalidInputError, collect_warnings, warn
 from ..core.intervals import compute_interval, order_statistic_quantile
 from ..core.lazy import stats
@@ -150,15 +157,10 @@ def _bind_runs(
 
 
 def _run_matrix(
-    stacked: StackedEvaluator,
-    design: Design,
-    b: int,
-    seed: int,
-    batch: int | None,
-    workers: int | None,
-) -> np.ndarray:
-    reps, _ = run_replicates(stacked, design, b, seed, batch, workers=workers)
-    return reps
+    stacked: StackedEvaluator, design: Design, opts: RunOptions
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    reps, _, notes = run_on_engine(stacked, design, opts)
+    return reps, notes
 
 
 def _components(est: np.ndarray, reps: np.ndarray) -> dict[str, float]:
@@ -255,6 +257,7 @@ def pool_seeds(
     on_undefined: str = "drop",
     metric_kwargs: dict[str, Any] | None = None,
     workers: int | None = None,
+    engine: str = "numpy",
     progress: Any = None,
 ) -> SeedPoolResult:
     """Interval for a method's expected metric from several training runs (seeds).
@@ -275,9 +278,10 @@ def pool_seeds(
         standard error that adds the seed and the test-data variance (see the
         module notes); the others are read off the two-way (runs x rows)
         bootstrap distribution.
-    on_undefined, metric_kwargs, workers
+    on_undefined, metric_kwargs, workers, engine
         As in :func:`booteval.ci`; a replicate is dropped when the metric is
-        undefined for any run.
+        undefined for any run. The compiled kernels do not cover several runs yet:
+        ``engine="numba"`` runs the NumPy engine and says so in ``notes``.
 
     progress : None, True or callable, optional
         ``True`` prints the replicates done to stderr every few seconds; a callable is
@@ -302,6 +306,7 @@ def pool_seeds(
     opts = check_run_options(
         confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
         method="percentile", on_undefined=on_undefined, batch=batch, workers=workers,
+        engine=engine,
     )  # fmt: skip
     method = check_choice(method, "method", SEED_METHODS)
 
@@ -322,15 +327,16 @@ def pool_seeds(
     stacked = StackedEvaluator(evs, design)
     est = np.asarray(stacked.estimate(), dtype=float)
     _check_finite(est, m, m.input_names[-1])
-    reps = _run_matrix(stacked, design, opts.n_resamples, opts.seed, opts.batch, opts.workers)
+    reps, engine_notes = _run_matrix(stacked, design, opts)
     defined = np.isfinite(reps).all(axis=1)
     n_undefined = screen_undefined(defined, f"metric {m.label!r} (on some run)", opts.on_undefined)
     two_way = _two_way(reps, _run_rng(opts.seed, 0))[defined]
     reps = reps[defined]
-    return _pool(
+    pooled = _pool(
         m, est, reps, two_way, method, opts.confidence_level, design, n, opts.n_resamples,
         opts.seed, n_undefined,
     )  # fmt: skip
+    return replace(pooled, notes=(*engine_notes, *pooled.notes)) if engine_notes else pooled
 
 
 def _check_n_inputs(m: Metric, got: int, what: str) -> None:
@@ -408,6 +414,7 @@ def compare_methods(
     on_undefined: str = "drop",
     metric_kwargs: dict[str, Any] | None = None,
     workers: int | None = None,
+    engine: str = "numpy",
     progress: Any = None,
     names: tuple[str, str] = ("A", "B"),
 ) -> MethodComparisonResult:
@@ -435,7 +442,7 @@ def compare_methods(
         Display names of the two methods.
     metric, metric_kwargs, confidence_level, n_resamples, seed
         As in :func:`pool_seeds`.
-    batch, strata, clusters, on_undefined, workers
+    batch, strata, clusters, on_undefined, workers, engine
         As in :func:`pool_seeds`.
 
     progress : None, True or callable, optional
@@ -460,6 +467,7 @@ def compare_methods(
     opts = check_run_options(
         confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
         method="percentile", on_undefined=on_undefined, batch=batch, workers=workers,
+        engine=engine,
     )  # fmt: skip
     method = check_choice(method, "method", SEED_METHODS)
     alternative = check_choice(alternative, "alternative", ALTERNATIVES)
@@ -484,7 +492,7 @@ def compare_methods(
     _check_finite(est[:ka], m, f"{m.input_names[-1]} of {name_a}")
     _check_finite(est[ka:], m, f"{m.input_names[-1]} of {name_b}")
     b = opts.n_resamples
-    reps = _run_matrix(both, both.design or design, b, opts.seed, opts.batch, opts.workers)
+    reps, engine_notes = _run_matrix(both, both.design or design, opts)
     defined = np.isfinite(reps).all(axis=1)
     n_undefined = screen_undefined(
         defined, f"metric {m.label!r} (on some run of {name_a} or {name_b})", opts.on_undefined
@@ -530,7 +538,7 @@ def compare_methods(
         seed_variance_a=ra.seed_variance, seed_variance_b=rb.seed_variance,
         excludes_zero=bool(lo > 0 or hi < 0), n=n_a, n_resamples=b, seed=opts.seed,
         n_undefined=n_undefined, design="paired " + design.describe(), result_a=ra,
-        result_b=rb, distribution=freeze(diffs), notes=notes,
+        result_b=rb, distribution=freeze(diffs), notes=(*engine_notes, *notes),
     )  # fmt: skip
 
 
