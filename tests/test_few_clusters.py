@@ -19,14 +19,15 @@ from scipy import stats
 
 import booteval
 import booteval.inference.few_clusters as fc
+import booteval.inference.wild_cluster as wc
 from booteval.core.errors import BootevalWarning, DegenerateIntervalWarning, InvalidInputError
 from booteval.inference.analytic import AnalyticInterval
 from booteval.inference.few_clusters import (
     ClusteredInterval,
     cluster_robust_interval,
     clustered_wilson_interval,
-    wild_cluster_ci,
 )
+from booteval.inference.wild_cluster import wild_cluster_ci
 
 
 def _unbalanced(seed: int = 0, sizes: tuple[int, ...] = (1, 2, 3, 5, 8, 4)) -> tuple:
@@ -170,9 +171,8 @@ def test_wild_same_seed_is_identical_and_seed_matters():
 def test_wild_does_not_depend_on_the_block_size(monkeypatch, weights):
     x, clusters = _unbalanced(7)
     ref = wild_cluster_ci(x, clusters, weights=weights, n_resamples=2999, seed=3)
-    monkeypatch.setattr(fc, "_BLOCK_REPLICATES", 7)
-    small = wild_cluster_ci(x, clusters, weights=weights, n_resamples=2999, seed=3)
-    monkeypatch.setattr(fc, "_CHUNK_REPLICATES", 100)  # the streams themselves change
+    small = wild_cluster_ci(x, clusters, weights=weights, n_resamples=2999, seed=3, batch=7)
+    monkeypatch.setattr(wc, "_CHUNK_REPLICATES", 100)  # the streams themselves change
     other = wild_cluster_ci(x, clusters, weights=weights, n_resamples=2999, seed=3)
     assert (small.low, small.high) == (ref.low, ref.high)
     if weights != "rademacher":  # (64 distinct replicates: the quantiles may coincide)
@@ -180,12 +180,60 @@ def test_wild_does_not_depend_on_the_block_size(monkeypatch, weights):
 
 
 def test_multiplier_stream_reads_the_same_replicates_in_any_pieces():
-    whole = fc._MultiplierStream("webb", 5, 9).take(0, 3000)
-    stream = fc._MultiplierStream("webb", 5, 9)
-    parts = np.vstack([stream.take(a, min(a + 333, 3000)) for a in range(0, 3000, 333)])
+    whole = wc._ClusterMultiplierSource("webb", 5).unit_weights(9, 0, 3000)
+    source = wc._ClusterMultiplierSource("webb", 5)
+    parts = np.vstack([source.unit_weights(9, a, min(a + 333, 3000)) for a in range(0, 3000, 333)])
     np.testing.assert_array_equal(whole, parts)
     assert set(np.round(whole.ravel() ** 2, 12)) == {0.5, 1.0, 1.5}
     assert abs(whole.mean()) < 0.05 and abs((whole**2).mean() - 1) < 0.05
+
+
+@pytest.mark.parametrize("batch, workers", [(None, 1), (1, 1), (64, 3), (500, None)])
+def test_wild_replicates_do_not_depend_on_batch_or_workers(batch, workers):
+    x, clusters = _unbalanced(11, sizes=(3, 1, 4, 6, 2, 5, 2, 7))
+    ref = wild_cluster_ci(x, clusters, n_resamples=2999, seed=8, workers=1)
+    r = wild_cluster_ci(x, clusters, n_resamples=2999, seed=8, batch=batch, workers=workers)
+    assert (r.low, r.high, r.details) == (ref.low, ref.high, ref.details)
+
+
+def test_wild_reports_progress_per_batch():
+    x, clusters = _unbalanced(2)
+    calls: list[tuple[int, int]] = []
+    r = wild_cluster_ci(x, clusters, n_resamples=1999, seed=1, batch=300, workers=2,
+                        progress=lambda done, total: calls.append((done, total)))  # fmt: skip
+    done = [d for d, _ in calls]
+    assert len(calls) >= 7 and done == sorted(done) and calls[-1] == (1999, 1999)
+    assert r == wild_cluster_ci(x, clusters, n_resamples=1999, seed=1)
+
+
+# values of the wild cluster bootstrap's own loop before it ran on the engine: the same
+# multipliers; the sums now run row by row (not BLAS), which may move the last bit
+_BEFORE_ENGINE = [
+    ("webb", 3, "CR2", -1.8453355413128534, 2.236306617813648, -3.8337582997087574,
+     3.755263493003146),
+    ("mammen", 5, "CR1", -1.1254599831582879, 1.3998097296196632, -2.463775673279092,
+     2.6133676643707413),
+    ("normal", 2, "CR2", -1.3623073695840935, 1.7980729747054145, -3.0189478537681333,
+     2.8571663108317833),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("weights, seed, correction, low, high, t_low, t_high", _BEFORE_ENGINE)
+def test_wild_on_the_engine_gives_the_numbers_of_its_own_loop(
+    weights, seed, correction, low, high, t_low, t_high
+):
+    x, clusters = _unbalanced(7)
+    r = wild_cluster_ci(x, clusters, weights=weights, n_resamples=2999, seed=seed,
+                        correction=correction)  # fmt: skip
+    got = (r.low, r.high, r.details["t_low"], r.details["t_high"])
+    assert got == pytest.approx((low, high, t_low, t_high), rel=1e-14, abs=0)
+
+
+def test_wild_cluster_ci_is_still_importable_from_few_clusters():
+    assert fc.wild_cluster_ci is wild_cluster_ci is booteval.wild_cluster_ci
+    assert fc.WILD_CLUSTER_WEIGHTS == wc.WILD_CLUSTER_WEIGHTS
+    with pytest.raises(AttributeError):
+        fc.no_such_name  # noqa: B018
 
 
 def _exact_rademacher_t(x: np.ndarray, clusters: np.ndarray) -> np.ndarray:
@@ -230,7 +278,7 @@ def test_wild_interval_matches_a_row_by_row_reference_with_skewed_weights():
     r = wild_cluster_ci(x, clusters, weights="mammen", n_resamples=b, seed=4,
                         confidence_level=level)  # fmt: skip
     labels, code = np.unique(clusters, return_inverse=True)
-    v = fc._MultiplierStream("mammen", labels.size, 4).take(0, b)
+    v = wc._ClusterMultiplierSource("mammen", labels.size).unit_weights(4, 0, b)
     n, mean = x.size, x.mean()
     share = np.bincount(code) / n
 

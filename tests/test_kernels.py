@@ -222,7 +222,11 @@ def test_estimate_and_jackknife_unchanged(scores: np.ndarray) -> None:
         ((np.arange(40.0) % 7,), {"clusters": np.arange(40) // 4}, "clustered"),
         ((np.arange(40) % 2,), {}, "compressed"),
         ((np.arange(40) % 2, np.arange(40) % 3 == 0), {"metric": "accuracy"}, "compressed"),
-        ((np.arange(40.0) % 7,), {"metric": lambda x: float(np.median(x))}, "no compiled kernel"),
+        (
+            (np.arange(40.0) % 7,),
+            {"metric": lambda x: float(np.median(x))},
+            "no kernel for this statistic",
+        ),
         (
             (np.arange(40) % 2, np.arange(40.0) % 9),
             {"metric": "roc_auc", "method": "studentized", "n_inner": 5},
@@ -299,6 +303,7 @@ def test_auc_passes_agree(ranking: tuple[np.ndarray, np.ndarray]) -> None:
     assert np.array_equal(a, b, equal_nan=True)
 
 
+@pytest.mark.slow  # a fresh interpreter compiles the kernels
 def test_kernels_are_cached_in_a_user_cache_directory_not_the_package(tmp_path):
     """A fresh process with NUMBA_CACHE_DIR unset writes its compiled kernels under
     XDG_CACHE_HOME/booteval/numba, and nothing into the package's __pycache__."""

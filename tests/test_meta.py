@@ -205,11 +205,11 @@ def loop_bootstrap(x, z, level, coefficient, design, n_resamples, seed):
 @pytest.mark.parametrize(
     ("level", "coefficient", "design"),
     [
-        ("system", "pearson", "both"),
-        ("system", "kendall", "inputs"),
-        ("summary", "spearman", "systems"),
-        ("summary", "pearson", "both"),
-        ("global", "kendall", "both"),
+        pytest.param("system", "pearson", "both", marks=pytest.mark.slow),
+        pytest.param("system", "kendall", "inputs", marks=pytest.mark.slow),
+        pytest.param("summary", "spearman", "systems", marks=pytest.mark.slow),
+        pytest.param("summary", "pearson", "both", marks=pytest.mark.slow),
+        ("global", "kendall", "both"),  # the fast lane's case
     ],
 )
 def test_intervals_agree_with_a_loop_reference_within_monte_carlo_error(level, coefficient, design):
@@ -237,7 +237,8 @@ needs_nlpstats = pytest.mark.skipif(nlpstats is None, reason="nlpstats not insta
 @needs_nlpstats
 @pytest.mark.parametrize(
     ("level", "coefficient", "design"),
-    [("system", "pearson", "both"), ("summary", "kendall", "systems"),
+    [("system", "pearson", "both"),
+     pytest.param("summary", "kendall", "systems", marks=pytest.mark.slow),
      ("system", "spearman", "inputs")],
 )  # fmt: skip
 def test_intervals_agree_with_nlpstats(level, coefficient, design):
@@ -415,9 +416,18 @@ def brute_force_permutation_p(xa, xb, z, level, coefficient, design, alternative
     return hits / 2**k
 
 
-@pytest.mark.parametrize("design", DESIGNS)
-@pytest.mark.parametrize("coefficient", COEFS)
-@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize(
+    ("level", "coefficient", "design"),
+    [
+        # the summary level enumerated over 2**9 patterns takes the longest: full suite only
+        pytest.param(level, coefficient, design, marks=pytest.mark.slow)
+        if (level, design) == ("summary", "both")
+        else (level, coefficient, design)
+        for design in DESIGNS
+        for coefficient in COEFS
+        for level in LEVELS
+    ],
+)
 def test_permutation_p_values_equal_exact_enumeration(level, coefficient, design):
     rng = np.random.default_rng(21)
     z = np.round(rng.normal(size=(5, 4)) * 2) / 2
@@ -450,6 +460,7 @@ def test_random_permutation_p_value_is_close_to_the_exact_one():
     assert abs(sampled.p_value_permutation - p) < 4 * math.sqrt(p * (1 - p) / 2000) + 1e-3
 
 
+@pytest.mark.slow
 @needs_nlpstats
 def test_permutation_p_value_agrees_with_nlpstats():
     rng = np.random.default_rng(5)
@@ -646,3 +657,96 @@ def test_undefined_everywhere_raises():
         correlate(x, z, level="summary")
     with pytest.raises((BootevalError, InvalidInputError)):
         correlate(x, z, level="system")
+
+
+# ------------------------------------------------------------------ on the engine's loop
+def _engine_data():
+    rng = np.random.default_rng(12)
+    q = rng.normal(size=(8, 1)) + rng.normal(size=(8, 30))
+    z = q + rng.normal(size=(8, 30))
+    return q + rng.normal(size=(8, 30)), q + 2 * rng.normal(size=(8, 30)), z
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("coefficient", COEFS)
+def test_replicates_do_not_depend_on_batch_or_workers(level, coefficient):
+    from booteval.meta import core as meta_core
+
+    x, _, z = _engine_data()
+    x[2, 5] = np.nan
+    prob = meta_core.Problem(x, z, np.isfinite(x) & np.isfinite(z), level, coefficient)
+    for design in DESIGNS:
+        ref = meta_core.bootstrap([prob.stat], design, 8, 30, 5, 300, workers=1)
+        for batch, workers in ((1, 1), (37, 3), (None, None)):
+            got = meta_core.bootstrap([prob.stat], design, 8, 30, 5, 300, workers=workers,
+                                      batch=batch)  # fmt: skip
+            np.testing.assert_array_equal(got, ref)
+
+
+def test_public_functions_take_workers_without_changing_the_result():
+    x, x2, z = _engine_data()
+    one = correlate(x, z, n_resamples=1500, seed=2, workers=1)
+    assert correlate(x, z, n_resamples=1500, seed=2, workers=3) == one
+    kw = dict(level="summary", n_resamples=1500, seed=2)
+    c1 = compare_correlations(x, x2, z, workers=1, **kw)
+    c3 = compare_correlations(x, x2, z, workers=3, **kw)
+    np.testing.assert_array_equal(c1.distribution, c3.distribution)
+    np.testing.assert_array_equal(c1.permutation_distribution, c3.permutation_distribution)
+    assert (c1.p_value_bootstrap, c1.p_value_permutation) == (
+        c3.p_value_bootstrap, c3.p_value_permutation,
+    )  # fmt: skip
+
+
+def test_progress_is_reported_per_batch():
+    x, x2, z = _engine_data()
+    calls: list[tuple[int, int]] = []
+    correlate(x, z, n_resamples=2500, seed=1, progress=lambda d, t: calls.append((d, t)))
+    done = [d for d, _ in calls]
+    assert len(calls) >= 3 and done == sorted(done) and calls[-1] == (2500, 2500)
+    calls.clear()
+    compare_correlations(x, x2, z, n_resamples=2500, seed=1,
+                         progress=lambda d, t: calls.append((d, t)))  # fmt: skip
+    # the bootstrap's batches, then the permutation test's
+    assert calls.count((2500, 2500)) == 2 and len(calls) >= 6
+
+
+# values of the meta-evaluation's own loop before it ran on the engine, for the same draws:
+# (level, coefficient, resample, estimate, low, high, sum of the replicates, replicate 777).
+# Rank coefficients are bit-identical; Pearson's sums now run row by row (not BLAS) and are
+# centred per replicate, which moves the last bits
+_BEFORE_ENGINE = [
+    ("system", "spearman", "both", 1.0, 0.620253164556962, 1.0, 1424.3129426122268,
+     0.9259259259259259),
+    ("summary", "kendall", "systems", 0.519047619047619, 0.3573333333333333,
+     0.6695652173913044, 777.3676057569342, 0.5306666666666667),
+    ("global", "spearman", "inputs", 0.6813599194430459, 0.6005118304362017,
+     0.7500694487849935, 1019.5272381986366, 0.6802657897295571),
+    ("system", "pearson", "both", 0.997736309796135, 0.9209855470480904, 0.998878017554291,
+     1468.2254566054726, 0.952674776450873),
+    ("summary", "pearson", "both", 0.7157017728705611, 0.4778283012889392,
+     0.8392744815015386, 1034.1661041323014, 0.6335204795854267),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", _BEFORE_ENGINE, ids=lambda c: "-".join(c[:3]))
+def test_the_engine_keeps_the_numbers_of_the_own_loop(case):
+    level, coefficient, resample, *expected = case
+    x, _, z = _engine_data()
+    r = correlate(x, z, level=level, coefficient=coefficient, resample=resample,
+                  n_resamples=1500, seed=4)  # fmt: skip
+    d = np.asarray(r.distribution)
+    got = (r.estimate, r.low, r.high, float(d.sum()), float(d[777]))
+    if coefficient == "pearson":
+        assert got == pytest.approx(tuple(expected), rel=1e-13, abs=0)
+    else:
+        assert got == tuple(expected)
+
+
+def test_compare_on_the_engine_keeps_the_numbers_of_the_own_loop():
+    x, x2, z = _engine_data()
+    c = compare_correlations(x, x2, z, level="system", coefficient="kendall",
+                             n_resamples=1500, seed=4)  # fmt: skip
+    got = (c.low, c.high, c.p_value_bootstrap, c.p_value_permutation,
+           float(np.sum(c.permutation_distribution)))  # fmt: skip
+    assert got == (-0.3076923076923077, 0.7619047619047619, 0.3984010659560293,
+                   0.0073284477015323115, -2.142857142857144)  # fmt: skip

@@ -21,6 +21,7 @@ BAD = {
     "seed": [-1, 1.5, "7", True, [1, 2]],
     "batch": [0, -1, 1.5, "8"],
     "workers": [0, -2, 1.5, "4"],
+    "engine": ["cuda", 1, None],
     "digits": [-1, 21, 1.5, "2", None],
     "scale": [0, float("nan"), float("inf"), "100", None],
     "on_undefined": ["skip", None, 1],

@@ -154,3 +154,32 @@ def test_stderr_progress(capsys):
     bootstrap_training(LogisticRegression(), Xtr, ytr, Xte, yte, n_resamples=3, seed=0,
                        workers=1, progress=True)  # fmt: skip
     assert "booteval: 4/4 refits" in capsys.readouterr().err
+
+
+def test_training_rows_come_from_a_weight_source_read_in_any_pieces():
+    from booteval.core.design import make_design
+    from booteval.methods.training import _TrainingSource
+
+    source = _TrainingSource(make_design(60, clusters=np.arange(60) // 3))
+    whole = source.unit_weights(7, 0, 50)
+    parts = np.vstack([source.unit_weights(7, a, min(a + 9, 50)) for a in range(0, 50, 9)])
+    np.testing.assert_array_equal(whole, parts)
+    assert (whole.sum(axis=1) == 60).all()  # 20 clusters of 3 rows drawn per replicate
+    rows = source.training_rows(7, 10, 12)
+    np.testing.assert_array_equal(np.bincount(rows[1], minlength=60), whole[11])
+    assert source.model_seed(7, 4) == _model_seed(7, 4)
+
+
+def test_the_weight_source_keeps_the_numbers_of_before():
+    """Values computed before the training rows were drawn through the weight source."""
+    Xtr, ytr, Xte, yte = _data(4)
+    r = bootstrap_training(DecisionTreeClassifier(max_depth=3, max_features=2), Xtr, ytr,
+                           Xte, yte, n_resamples=8, test_resamples=3, seed=21, workers=1,
+                           clusters=np.arange(160) // 4, metric="brier")  # fmt: skip
+    before = [0.25520960149338523, 0.24863111066041704, 0.2344698485935941,
+              0.23406446772291165, 0.26732062877106033, 0.24897511664256824,
+              0.23435208949207206, 0.3289067426296088]  # fmt: skip
+    assert r.replicate_values.tolist() == before
+    assert (r.estimate, r.low, r.high) == (
+        0.25112340370699415, 0.19265076398337613, 0.3521387375256911,
+    )  # fmt: skip

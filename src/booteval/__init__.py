@@ -45,7 +45,6 @@ from .inference.few_clusters import (
     ClusteredInterval,
     cluster_robust_interval,
     clustered_wilson_interval,
-    wild_cluster_ci,
 )
 from .inference.leaderboard import (
     CORRECTIONS,
@@ -62,6 +61,7 @@ from .inference.power import (
     required_sample_size,
 )
 from .inference.significance import PermutationTestResult, permutation_test
+from .inference.wild_cluster import wild_cluster_ci
 from .meta import (
     CorrelationComparison,
     CorrelationResult,

@@ -23,6 +23,7 @@ from .errors import (
     warn,
 )
 from .intervals import METHODS
+from .params import ENGINES
 from .progress import report, reporter
 from .streams import generator
 from .validation import check_confidence_level, check_n_resamples, check_positive_int, check_seed
@@ -36,6 +37,7 @@ __all__ = [
     "check_run_options",
     "compiled_runner",
     "default_batch",
+    "engine_note",
     "run_on_engine",
     "run_replicates",
     "screen_undefined",
@@ -45,7 +47,6 @@ UNDEFINED_POLICIES = ("drop", "raise")
 #: ``"numpy"``: PCG64 blocks of unit counts (the default); ``"numba"``: the optional
 #: compiled kernels of :mod:`booteval.core.kernels`, with their own per-replicate streams;
 #: ``"auto"``: the compiled kernels where numba is installed and has one, else NumPy
-ENGINES = ("numpy", "numba", "auto")
 #: ``on_undefined="drop"`` warns when more than this fraction of replicates is undefined
 UNDEFINED_WARN_FRACTION = 0.01
 
@@ -301,6 +302,21 @@ def run_replicates(
 _PROBE_REPLICATES = 64
 #: runs estimated to take longer than this many seconds say so when they start
 LONG_RUN_SECONDS = 60.0
+
+
+def engine_note(
+    engine: str, evaluator: Evaluator | Any = None, source: Design | Any = None
+) -> tuple[str, ...]:
+    """The note for ``engine`` where the replicates run on the NumPy engine only.
+
+    For entry points whose statistic or weight source has no compiled kernel yet:
+    ``engine="numba"`` gets the note that says the NumPy engine ran (and an error when
+    numba is missing, as everywhere); ``"numpy"`` and ``"auto"`` get none.
+    """
+    runner, note = compiled_runner(evaluator, source, engine)
+    if runner is not None:  # pragma: no cover - a kernel here would need run_on_engine
+        raise AssertionError("a compiled kernel exists: run it with run_on_engine")
+    return (note,) if note else ()
 
 
 def run_on_engine(

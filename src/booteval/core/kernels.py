@@ -340,7 +340,7 @@ def plan(evaluator: object, design: object) -> Runner | str:
         return _auc_runner(ev)
     if hasattr(evaluator, "parts"):  # StackedEvaluator: several systems on shared resamples
         return "the compiled engine has no kernel for several systems on shared resamples yet"
-    return f"no compiled kernel for {type(evaluator).__name__}"
+    return "the compiled engine has no kernel for this statistic yet"
 
 
 def _sum_runner(ev: object, shift: float) -> Runner | str:

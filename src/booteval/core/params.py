@@ -30,6 +30,8 @@ from .validation import MAX_RESAMPLES, check_confidence_level, check_positive_in
 
 #: the alternatives of every test and p-value: ``B - A`` differs, is larger, is smaller
 ALTERNATIVES = ("two-sided", "greater", "less")
+#: the replicate engines: NumPy, the compiled kernels, or the kernels where they apply
+ENGINES = ("numpy", "numba", "auto")
 
 __all__ = ["PARAMETERS", "Parameter", "normalise", "renamed", "validated"]
 
@@ -119,6 +121,7 @@ PARAMETERS: dict[str, Parameter] = {
     ),
     "batch": Parameter("None or an integer >= 1", _optional_count("batch")),
     "workers": Parameter("None or an integer >= 1", _optional_count("workers")),
+    "engine": Parameter("'numpy', 'numba' or 'auto'", _choice("engine", ENGINES)),
     "digits": Parameter("an integer from 0 to 20", check_digits),
     "scale": Parameter("a finite, non-zero number", check_scale),
     "on_undefined": Parameter("'drop' or 'raise'", _choice("on_undefined", ("drop", "raise"))),

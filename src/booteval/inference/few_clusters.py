@@ -13,7 +13,8 @@ remedies for the mean of per-row scores:
   gives the familiar Stata-style estimator with ``G - 1`` degrees of freedom, for
   comparison.
 * :func:`wild_cluster_ci` -- the wild cluster bootstrap-t (Cameron, Gelbach & Miller,
-  2008) with Webb's six-point weights by default (MacKinnon & Webb, 2017; Webb, 2023).
+  2008) with Webb's six-point weights by default (MacKinnon & Webb, 2017; Webb, 2023),
+  in :mod:`booteval.inference.wild_cluster` (importable from here too).
 * :func:`clustered_wilson_interval` -- a Wilson score interval for a clustered
   proportion (an accuracy), with the sample size replaced by an effective sample size
   from the design effect and the clusters' degrees of freedom (Korn & Graubard, 1998).
@@ -41,14 +42,6 @@ is on a column of ones, so every quantity has a closed form. With residuals
   ``D = diag((1 - p_g)^(-1/2)) / N``, which gives, with ``u_g = p_g / (1 - p_g)``,
   ``df = 1 / (sum_g u_g^2 (1 - 2 p_g) + (sum_g u_g p_g)^2)``: ``G - 1`` for equal cluster
   sizes, smaller (down to 1) the more unequal they are. Everything is ``O(N)``.
-
-Reproducibility of the wild bootstrap
--------------------------------------
-Multipliers are drawn in chunks whose size depends only on ``G``; chunk ``j`` comes
-from the ``few_clusters.wild`` stream of :mod:`booteval.core.streams` (spawn key ``(8, j)``). The
-replicates are processed in blocks of a bounded number of cells, but replicate ``b``
-is the same whatever the block size, and a run of ``B`` replicates is a prefix of a
-longer run with the same seed.
 
 References
 ----------
@@ -83,43 +76,22 @@ import numpy as np
 from ..core.codes import dense_codes
 from ..core.engine import check_choice
 from ..core.errors import BootevalWarning, DegenerateIntervalWarning, InvalidInputError, warn
-from ..core.options import accepts_options
 from ..core.params import validated
-from ..core.streams import generator
-from ..core.validation import as_float_array, as_group_labels, check_n_resamples, check_seed
-from ..methods.wild import MULTIPLIERS, draw_multipliers
+from ..core.validation import as_float_array, as_group_labels
 from .analytic import AnalyticInterval
 
 __all__ = [
     "CLUSTER_CORRECTIONS",
-    "WILD_CLUSTER_WEIGHTS",
     "ClusteredInterval",
     "cluster_robust_interval",
     "clustered_wilson_interval",
-    "wild_cluster_ci",
 ]
 
 #: the cluster-robust variance estimators offered
 CLUSTER_CORRECTIONS: tuple[str, ...] = ("CR2", "CR1")
-#: the wild cluster bootstrap's multiplier distributions
-WILD_CLUSTER_WEIGHTS: tuple[str, ...] = ("webb", *MULTIPLIERS)
 
 # below this many clusters CR1 with G - 1 degrees of freedom is known to under-cover
 _FEW_CLUSTERS = 30
-# with this many clusters or fewer, Rademacher weights give a coarse bootstrap distribution
-_RADEMACHER_COARSE = 11
-# replicates x clusters per random chunk (fixes the streams: part of reproducibility)
-_CHUNK_REPLICATES = 1024
-_CHUNK_CELLS = 1 << 20
-# replicates x clusters per processing block (memory only: results do not depend on it)
-_BLOCK_REPLICATES = 4096
-_BLOCK_CELLS = 1 << 22
-# a bootstrap standard error below this fraction of the original one counts as zero
-_ZERO_SE = 1e-10
-
-_WEBB_VALUES = np.array(
-    [-math.sqrt(1.5), -1.0, -math.sqrt(0.5), math.sqrt(0.5), 1.0, math.sqrt(1.5)]
-)
 
 
 # --------------------------------------------------------------------------------------------
@@ -381,217 +353,6 @@ def cluster_robust_interval(
 
 
 # --------------------------------------------------------------------------------------------
-# Wild cluster bootstrap-t
-# --------------------------------------------------------------------------------------------
-
-
-def _draw(weights: str, shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
-    if weights == "webb":
-        return _WEBB_VALUES[rng.integers(0, 6, size=shape)]
-    return draw_multipliers(weights, shape, rng)
-
-
-class _MultiplierStream:
-    """Cluster multipliers of replicates ``0, 1, 2, ...``, independent of how they are read."""
-
-    def __init__(self, weights: str, n_clusters: int, seed: int) -> None:
-        self.weights = weights
-        self.n_clusters = n_clusters
-        self.seed = seed
-        self.rows = max(1, min(_CHUNK_REPLICATES, _CHUNK_CELLS // n_clusters))
-        self._cached: tuple[int, np.ndarray] | None = None
-
-    def _chunk(self, j: int) -> np.ndarray:
-        if self._cached is None or self._cached[0] != j:
-            rng = generator("few_clusters.wild", self.seed, j)
-            self._cached = (j, _draw(self.weights, (self.rows, self.n_clusters), rng))
-        return self._cached[1]
-
-    def take(self, start: int, stop: int) -> np.ndarray:
-        """Multipliers of replicates ``start .. stop - 1``, shape ``(stop - start, G)``."""
-        rows = self.rows
-        parts = [
-            self._chunk(j)[max(start - j * rows, 0) : min(stop - j * rows, rows)]
-            for j in range(start // rows, (stop - 1) // rows + 1)
-        ]
-        return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
-
-
-def _order_statistic_indices(b: int, level: float) -> tuple[int, int]:
-    """0-based positions of the lower and upper percentile-t quantiles among ``b`` values."""
-    k = max(1, math.floor((b + 1) * (1.0 - level) / 2.0 + 1e-9))
-    return k - 1, b - k
-
-
-@accepts_options
-@validated
-def wild_cluster_ci(
-    scores: object,
-    clusters: object,
-    *,
-    weights: str = "webb",
-    n_resamples: int = 9999,
-    seed: int | None = None,
-    confidence_level: float = 0.95,
-    correction: str = "CR2",
-) -> ClusteredInterval:
-    """Wild cluster bootstrap-t interval for the mean of per-row scores.
-
-    Each replicate keeps the rows and clusters and flips (rescales) whole clusters of
-    residuals: with ``e_i = x_i - mean`` and one multiplier ``v_g`` per cluster, the
-    pseudo-scores are ``x*_i = mean + v_g e_i``. From each replicate's mean and its
-    cluster-robust standard error the statistic ``t* = (mean* - mean) / se*`` is formed,
-    and the equal-tailed percentile-t interval is
-    ``[mean - q*(1 - alpha/2) se, mean - q*(alpha/2) se]`` with ``se`` the original
-    sample's standard error.
-
-    Parameters
-    ----------
-    scores : array_like of shape (n,)
-        Finite per-row scores.
-    clusters : array_like of shape (n,)
-        One label per row; at least two distinct labels.
-    weights : {"webb", "rademacher", "mammen", "normal"}, default "webb"
-        The multiplier distribution. ``"webb"``: Webb's six-point distribution,
-        ``+-sqrt(3/2), +-1, +-sqrt(1/2)`` with probability 1/6 each; the others as in
-        :func:`booteval.draw_multipliers`.
-    n_resamples : int, default 9999
-        Number of bootstrap replicates ``B`` (at least enough that each tail holds one).
-    seed : int, optional
-        Seed of the multipliers; drawn and recorded in the result's ``seed`` when ``None``.
-    confidence_level : float, default 0.95
-        Nominal coverage, strictly between 0 and 1.
-    correction : {"CR2", "CR1"}, default "CR2"
-        The cluster-robust variance used for ``se`` and every ``se*``.
-
-    Returns
-    -------
-    ClusteredInterval
-        ``method = "wild-cluster-t"``, ``standard_error`` the original cluster-robust
-        standard error, ``df = None``, ``seed`` and ``n_resamples`` as used; ``details``
-        holds ``weights``, the two bootstrap ``t`` quantiles (``t_low``, ``t_high``) and
-        ``n_infinite`` (replicates whose ``se*`` was 0).
-
-    Raises
-    ------
-    InvalidInputError
-        For malformed ``scores`` or ``clusters``, fewer than two clusters, an unknown
-        ``weights`` or ``correction``, too few ``n_resamples`` for the confidence level, a
-        bad ``seed`` or ``confidence_level``.
-
-    Warns
-    -----
-    DegenerateIntervalWarning
-        When the original standard error is 0 (the interval collapses to the mean) or when
-        some replicates have a zero standard error (their ``t*`` is infinite, which can make
-        an end point infinite; typical of two clusters).
-
-    Notes
-    -----
-    The replicate means and standard errors are computed from the ``G`` cluster residual
-    sums alone: with ``T = sum_g v_g S_g``, ``mean* - mean = T / N`` and the replicate's
-    cluster sums are ``v_g S_g - p_g T``; a block of replicates is one ``(B, G)`` matrix
-    product. Memory is bounded by the block size plus the ``B`` stored ``t*`` values. The
-    quantiles are order statistics: ``q*(alpha/2) = t*_(k)`` and
-    ``q*(1 - alpha/2) = t*_(B + 1 - k)`` with ``k = floor((B + 1) alpha / 2)``. With equal
-    cluster sizes ``"CR1"`` and ``"CR2"`` give the same interval (the constant factor
-    cancels between ``se`` and the ``se*``).
-    With Rademacher weights there are only ``2^G`` distinct replicates; with 11 clusters or
-    fewer Webb's weights are preferable (MacKinnon & Webb, 2017), which the ``notes`` say.
-
-    Examples
-    --------
-    >>> scores = [0.9, 0.8, 0.85, 0.4, 0.5, 0.7, 0.75, 0.6, 0.95, 0.3, 0.65, 0.55, 0.7, 0.8]
-    >>> clusters = list("aaabbccccdeeff")
-    >>> ci = wild_cluster_ci(scores, clusters, n_resamples=999, seed=0)
-    >>> print(ci)
-    0.6750 (0.4825, 0.8633)
-    >>> ci.details["weights"], ci.n_clusters, round(ci.details["t_high"], 3)
-    ('webb', 6, 2.814)
-    """
-    level = confidence_level
-    weights = check_choice(weights, "weights", WILD_CLUSTER_WEIGHTS)
-    correction = check_choice(correction, "correction", CLUSTER_CORRECTIONS)
-    b = check_n_resamples(n_resamples, level)
-    seed_int = check_seed(seed)
-    values = _check_scores(scores)
-    data = _reduce(values, clusters)
-    g, n = data.n_clusters, data.n
-    k = _variance_weights(data, correction)
-    p = data.shares
-    s = data.sums
-    se = math.sqrt(_variance(s, k, n))
-
-    notes: list[str] = []
-    if weights == "rademacher" and g <= _RADEMACHER_COARSE:
-        notes.append(
-            f"with {g} clusters Rademacher weights give only 2^{g} = {2**g} distinct "
-            "replicates, so the end points are coarse; Webb's six-point weights are "
-            f"preferable with {_RADEMACHER_COARSE} clusters or fewer (MacKinnon & Webb, 2017)"
-        )
-    details: dict[str, Any] = {
-        "weights": weights,
-        "t_low": math.nan,
-        "t_high": math.nan,
-        "n_infinite": 0,
-    }
-    if se == 0.0:
-        _note(notes, _ZERO_SE_NOTE, DegenerateIntervalWarning)
-        return ClusteredInterval(
-            data.mean, data.mean, data.mean, level, "wild-cluster-t", n, se,
-            n_clusters=g, correction=correction, seed=seed_int, n_resamples=b,
-            notes=tuple(notes), details=details,
-        )  # fmt: skip
-
-    stream = _MultiplierStream(weights, g, seed_int)
-    block = max(1, min(_BLOCK_REPLICATES, _BLOCK_CELLS // g))
-    t_star = np.empty(b)
-    n_infinite = 0
-    for start in range(0, b, block):
-        stop = min(start + block, b)
-        v = stream.take(start, stop)  # (rows, G)
-        total = v @ s  # T = sum_g v_g S_g, so that mean* - mean = T / N
-        star_sums = v * s - total[:, None] * p
-        se_star = np.sqrt((star_sums * star_sums) @ k) / n
-        diff = total / n
-        zero = se_star <= _ZERO_SE * se
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = diff / se_star
-        if zero.any():
-            moved = np.abs(diff) > _ZERO_SE * se
-            t = np.where(zero, np.where(moved, np.copysign(np.inf, diff), 0.0), t)
-            n_infinite += int((zero & moved).sum())
-        t_star[start:stop] = t
-
-    lo_pos, hi_pos = _order_statistic_indices(b, level)
-    t_sorted = np.partition(t_star, (lo_pos, hi_pos))
-    t_low, t_high = float(t_sorted[lo_pos]), float(t_sorted[hi_pos])
-    details.update(t_low=t_low, t_high=t_high, n_infinite=n_infinite)
-    if n_infinite:
-        text = (
-            f"{n_infinite} of {b} replicates have a zero cluster-robust standard error and "
-            "an infinite t statistic (common with very few clusters); an end point may be "
-            "infinite"
-        )
-        _note(notes, text, DegenerateIntervalWarning)
-    return ClusteredInterval(
-        data.mean,
-        data.mean - t_high * se,
-        data.mean - t_low * se,
-        level,
-        "wild-cluster-t",
-        n,
-        se,
-        n_clusters=g,
-        correction=correction,
-        seed=seed_int,
-        n_resamples=b,
-        notes=tuple(notes),
-        details=details,
-    )
-
-
-# --------------------------------------------------------------------------------------------
 # Wilson interval with a design effect
 # --------------------------------------------------------------------------------------------
 
@@ -766,3 +527,13 @@ def clustered_wilson_interval(
         notes=tuple(notes),
         details={"design_effect": deff, "raw_design_effect": raw, "df_factor": factor},
     )
+
+
+def __getattr__(name: str) -> Any:
+    """``wild_cluster_ci`` and ``WILD_CLUSTER_WEIGHTS`` at their old place (they live in
+    :mod:`booteval.inference.wild_cluster`, which imports this module)."""
+    if name in ("wild_cluster_ci", "WILD_CLUSTER_WEIGHTS"):
+        from . import wild_cluster
+
+        return getattr(wild_cluster, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from ..core.design import make_design
-from ..core.engine import check_choice, run_replicates
+from ..core.engine import check_choice, engine_note, run_replicates
 from ..core.errors import (
     BootevalError,
     InvalidInputError,
@@ -129,6 +129,8 @@ class PermutationTestResult(Difference):
         Swaps on which the metric was undefined (left out of the p-value).
     vectorized : bool
         Whether the swaps were evaluated as one weighted computation (else one call per swap).
+    notes : tuple of str
+        What the caller should know, e.g. which engine ran.
 
     Examples
     --------
@@ -164,6 +166,7 @@ class PermutationTestResult(Difference):
     n_swappable: int = 0
     n_undefined: int = 0
     vectorized: bool = True
+    notes: tuple[str, ...] = ()
 
     def summary(self, scale: float = 1.0, digits: int = 4) -> str:
         """One line: the difference, the p-value and how it was obtained."""
@@ -213,6 +216,7 @@ def permutation_test(
     exact: bool | str = "auto",
     batch: int | None = None,
     workers: int | None = None,
+    engine: str = "numpy",
     progress: Any = None,
 ) -> PermutationTestResult:
     """Paired permutation (approximate randomization) test of ``metric(B) - metric(A)``.
@@ -255,6 +259,9 @@ def permutation_test(
     workers : int, optional
         Threads (default: all cores) for registry metrics; a callable metric runs on
         one thread. Never changes the result.
+    engine : {"numpy", "numba", "auto"}, default "numpy"
+        As in :func:`booteval.ci`. No compiled kernel covers this function yet:
+        ``"numba"`` runs the NumPy engine and says so in ``notes``.
     progress : None, True or callable, optional
         ``True`` prints the swaps done to stderr every few seconds; a callable is called
         as ``progress(done, total)`` after each batch of swaps.
@@ -350,10 +357,9 @@ def permutation_test(
     total = 1 << k if is_exact else n_perm
     size = batch or max(1, min(total, _BATCH_CELLS // max(2 * design.n_units, 1)))
     # the engine's loop over batches of swaps (a weight source of 0/1 swap indicators)
-    null, _ = run_replicates(
-        _SwapRun(swapper), _SwapSource(k, is_exact, size), total, seed_value, size,
-        workers=workers,
-    )  # fmt: skip
+    run, source = _SwapRun(swapper), _SwapSource(k, is_exact, size)
+    notes = engine_note(engine, run, source)
+    null, _ = run_replicates(run, source, total, seed_value, size, workers=workers)
 
     defined = np.isfinite(null)
     n_undefined = int(null.size - defined.sum())
@@ -375,5 +381,5 @@ def permutation_test(
         n_clusters=design.n_clusters, seed=None if is_exact else seed_value,
         distribution=freeze(null), name_a=name_a, name_b=name_b, estimate_a=est_a,
         estimate_b=est_b, n_units=design.n_units, n_swappable=k, n_undefined=n_undefined,
-        vectorized=swapper.vectorized,
+        vectorized=swapper.vectorized, notes=notes,
     )  # fmt: skip

@@ -51,7 +51,10 @@ Seeds
     ``SeedSequence(seed, spawn_key=(2, block))`` for the fixed-size block holding ``b``; the
     same seed gives the same replicates whatever the level, coefficient, metric or design
     (Boot-Systems and Boot-Both draw the same systems), so metrics are compared on common
-    resamples. Permutations use ``spawn_key=(3, block)``.
+    resamples. Permutations use ``spawn_key=(3, block)``. Both run through the engine's
+    loop (:func:`booteval.core.engine.run_replicates`), with a two-way crossed weight source
+    (system counts, then input counts, per replicate): ``workers`` threads and the batching
+    never change a replicate, and ``progress`` is reported per batch.
 Interval methods
     ``"percentile"`` (default, as in the reference paper), ``"basic"``, ``"normal"``,
     ``"bca"``, computed by :func:`booteval.intervals.compute_interval`. BCa's acceleration
@@ -77,6 +80,7 @@ import numpy as np
 from ..core.errors import InvalidInputError
 from ..core.options import accepts_options
 from ..core.params import validated
+from ..core.progress import progress_option
 from ..core.validation import check_n_resamples, check_seed, describe_value
 from .compare import compare_correlations
 from .core import (
@@ -119,6 +123,7 @@ __all__ = [
 # ------------------------------------------------------------------------------ correlate
 @accepts_options
 @validated
+@progress_option
 def correlate(
     X: Any,
     Z: Any,
@@ -132,6 +137,8 @@ def correlate(
     seed: int | None = None,
     metric: str = "metric",
     human: str = "human",
+    workers: int | None = None,
+    progress: Any = None,
 ) -> CorrelationResult:
     """Correlation of a metric with human scores, with a confidence interval.
 
@@ -159,6 +166,12 @@ def correlate(
         omitted, fresh entropy is drawn and recorded in ``result.seed``.
     metric, human : str
         Labels used in descriptions.
+    workers : int, optional
+        Threads for the bootstrap replicates (default: all cores). Never changes the
+        result.
+    progress : None, True or callable, optional
+        ``True`` prints the replicates done to stderr every few seconds; a callable is
+        called as ``progress(done, total)`` after each batch of replicates.
 
     Returns
     -------
@@ -197,12 +210,14 @@ def correlate(
     x, z, mask = matrices_iv(X, Z)
     prob = Problem(x, z, mask, lv, co)
     return correlate_prepared(
-        prob, "fisher" if resample is None else me, lev, resample, b, seed_int, metric, human
-    )
+        prob, "fisher" if resample is None else me, lev, resample, b, seed_int, metric, human,
+        workers=workers,
+    )  # fmt: skip
 
 
 @accepts_options
 @validated
+@progress_option
 def correlate_metrics(
     metrics: Mapping[str, Any],
     Z: Any,
@@ -215,6 +230,8 @@ def correlate_metrics(
     n_resamples: int = 10_000,
     seed: int | None = None,
     human: str = "human",
+    workers: int | None = None,
+    progress: Any = None,
 ) -> dict[str, CorrelationResult]:
     """:func:`correlate` for several metrics against the same human scores.
 
@@ -230,6 +247,8 @@ def correlate_metrics(
     Z : array_like, shape (N, M)
     level, coefficient, resample, method, confidence_level, n_resamples, seed, human
         As in :func:`correlate`.
+    workers, progress
+        As in :func:`correlate` (progress is reported per batch of each bootstrap run).
 
     Returns
     -------
@@ -270,7 +289,7 @@ def correlate_metrics(
         if len(shapes) == 1:  # one pass over the resamples for every metric
             n_sys, n_inp = shapes.pop()
             out = bootstrap([p.stat for p in probs.values()], resample, n_sys, n_inp,
-                             seed_int, b)  # fmt: skip
+                             seed_int, b, workers=workers)  # fmt: skip
             reps = dict(zip(probs, out, strict=True))
     return {
         name: correlate_prepared(
@@ -283,6 +302,7 @@ def correlate_metrics(
             name,
             human,
             replicates=reps.get(name),
+            workers=workers,
         )
         for name, p in probs.items()
     }

@@ -4,15 +4,18 @@
 from __future__ import annotations
 
 import math
+import threading
 from typing import Any
 
 import numpy as np
 
+from ..core.engine import run_replicates
 from ..core.errors import InvalidInputError, collect_warnings, warn
 from ..core.intervals import compute_interval
 from ..core.lazy import stats as _stats
 from ..core.options import accepts_options
 from ..core.params import validated
+from ..core.progress import progress_option
 from ..core.validation import check_n_resamples, check_seed
 from ..results import freeze
 from . import kernels as K
@@ -72,6 +75,7 @@ class _PairedPermutation:
             self.rb = K.ColumnKernel(xb, z, mask, coefficient)(np.ones((1, xa.shape[0])))[0]
             self.args = (np.vstack([xa, xb]), np.vstack([z, z]), np.vstack([mask, mask]))
             self._kernel: K.ColumnKernel | None = None
+            self._lock = threading.Lock()  # the kernel is built once, by the first thread
         else:
             rows, cols = np.nonzero(mask)
             self.rows, self.cols = rows, cols
@@ -88,7 +92,7 @@ class _PairedPermutation:
                 xa2 = np.where(sw, self.xb, self.xa)
                 xb2 = np.where(sw, self.xa, self.xb)
             else:
-                dt = t @ self.d.T
+                dt = K.row_products(t, self.d.T)
                 inc = dt if s is None else (1.0 - 2.0 * s) * dt + s * self.dsum
                 inc = inc / self.cnt
                 xa2, xb2 = self.xa + inc, self.xb - inc
@@ -102,10 +106,12 @@ class _PairedPermutation:
                 r_a = np.where(sw, self.rb, self.ra)
                 r_b = np.where(sw, self.ra, self.rb)
             else:
-                if self._kernel is None:
-                    self._kernel = K.ColumnKernel(*self.args, co)
-                r0 = self._kernel(np.hstack([1.0 - s, s]))
-                r1 = self._kernel(np.hstack([s, 1.0 - s]))
+                with self._lock:
+                    if self._kernel is None:
+                        self._kernel = K.ColumnKernel(*self.args, co)
+                kernel = self._kernel
+                r0 = kernel(np.hstack([1.0 - s, s]))
+                r1 = kernel(np.hstack([s, 1.0 - s]))
                 if t is None:
                     r_a, r_b = r0, r1
                 else:
@@ -125,6 +131,67 @@ class _PairedPermutation:
         return ra - rb
 
 
+class _SwapSource:
+    """Swap indicators of the permutation test as the engine's weight source.
+
+    ``unit_weights(seed, start, stop)`` gives patterns ``start .. stop - 1`` as one
+    ``(stop - start, n_systems + n_inputs)`` block of 0/1 swaps, systems first: all
+    ``2**k`` patterns of the ``k`` permuted units in binary order when ``exact``, else
+    random ones from the fixed-size blocks of the ``meta.permutation`` stream
+    (:func:`kernels.permutation_block`), the same whatever the batching. Units the design
+    does not permute are 0.
+    """
+
+    clustered = False
+
+    def __init__(self, n_systems: int, n_inputs: int, design: str, exact: bool) -> None:
+        self.n_systems, self.n_inputs, self.exact = n_systems, n_inputs, exact
+        self.use_s, self.use_t = design != "inputs", design != "systems"
+        self.block_size = K.block_size(n_systems, n_inputs)
+
+    def unit_weights(self, seed: int, start: int, stop: int) -> np.ndarray:
+        n_sys, n_inp = self.n_systems, self.n_inputs
+        if self.exact:
+            n_bits = n_sys * self.use_s + n_inp * self.use_t
+            codes = np.arange(start, stop, dtype=np.int64)
+            bits = ((codes[:, None] >> np.arange(n_bits)) & 1).astype(np.float64)
+            s = bits[:, :n_sys] if self.use_s else np.zeros((stop - start, n_sys))
+            t = (
+                bits[:, n_sys if self.use_s else 0 :]
+                if self.use_t
+                else np.zeros((stop - start, n_inp))
+            )
+            return np.hstack([s, t])
+        size = self.block_size
+        parts = []
+        for j in range(start // size, (stop - 1) // size + 1):
+            s, t = K.permutation_block(seed, j, n_sys, n_inp)
+            lo, hi = max(start - j * size, 0), min(stop - j * size, size)
+            parts.append(np.hstack([s[lo:hi], t[lo:hi]]))
+        return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+
+
+class _SwapRun:
+    """The engine's view of the permutation test: the difference under each swap pattern."""
+
+    design = None
+    has_standard_error = False
+    thread_safe = True
+
+    def __init__(self, perm: _PairedPermutation, source: _SwapSource) -> None:
+        self.perm, self.source = perm, source
+
+    def estimate(self) -> float:
+        return 0.0  # one value per swap pattern
+
+    def replicates(self, swaps: np.ndarray) -> np.ndarray:
+        n, src = self.source.n_systems, self.source
+        s = np.ascontiguousarray(swaps[:, :n]) if src.use_s else None
+        t = np.ascontiguousarray(swaps[:, n:]) if src.use_t else None
+        with np.errstate(all="ignore"):
+            return self.perm(s, t)
+
+
 def _permutation_test(
     perm: _PairedPermutation,
     design: str,
@@ -133,6 +200,7 @@ def _permutation_test(
     n_resamples: int,
     seed: int,
     alternative: str,
+    workers: int | None = 1,
 ) -> tuple[float, float, bool, np.ndarray, int]:
     n_bits = {"systems": n_sys, "inputs": n_inp, "both": n_sys + n_inp}[design]
     use_s, use_t = design != "inputs", design != "systems"
@@ -142,25 +210,10 @@ def _permutation_test(
                 0
             ]
         )
-        exact = n_bits <= 62 and 2**n_bits <= n_resamples
-        if exact:
-            codes = np.arange(2**n_bits, dtype=np.int64)
-            bits = ((codes[:, None] >> np.arange(n_bits)) & 1).astype(np.float64)
-            s = bits[:, :n_sys] if use_s else None
-            t = bits[:, n_sys if use_s else 0 :] if use_t else None
-            vals = np.concatenate(
-                [
-                    perm(None if s is None else s[sl], None if t is None else t[sl])
-                    for sl in K._chunks(bits.shape[0], 1 << 12)
-                ]
-            )
-        else:
-            size = K.block_size(n_sys, n_inp)
-            vals = np.empty(n_resamples)
-            for j in range(math.ceil(n_resamples / size)):
-                s, t = K.permutation_block(seed, j, n_sys, n_inp)
-                lo, hi = j * size, min((j + 1) * size, n_resamples)
-                vals[lo:hi] = perm(s[: hi - lo] if use_s else None, t[: hi - lo] if use_t else None)
+    exact = n_bits <= 62 and 2**n_bits <= n_resamples
+    source = _SwapSource(n_sys, n_inp, design, exact)
+    total = 2**n_bits if exact else n_resamples
+    vals, _ = run_replicates(_SwapRun(perm, source), source, total, seed, None, workers=workers)
     ok = np.isfinite(vals)
     vals = vals[ok]
     n_undef = int((~ok).sum())
@@ -196,6 +249,7 @@ def _williams(r12: float, r13: float, r23: float, n: int, alternative: str) -> t
 
 @accepts_options
 @validated
+@progress_option
 def compare_correlations(
     X_a: Any,
     X_b: Any,
@@ -211,6 +265,8 @@ def compare_correlations(
     n_resamples: int = 10_000,
     seed: int | None = None,
     metrics: tuple[str, str] = ("a", "b"),
+    workers: int | None = None,
+    progress: Any = None,
 ) -> CorrelationComparison:
     """Does metric A agree with the human scores better than metric B, on the same data?
 
@@ -251,6 +307,13 @@ def compare_correlations(
     seed : int, optional
     metrics : (str, str)
         Labels of the two metrics.
+    workers : int, optional
+        Threads for the bootstrap replicates and the swap patterns (default: all cores).
+        Never changes the result.
+    progress : None, True or callable, optional
+        ``True`` prints the replicates done to stderr every few seconds; a callable is
+        called as ``progress(done, total)`` after each batch, first of the bootstrap
+        replicates, then of the swap patterns of the permutation test.
 
     Returns
     -------
@@ -307,7 +370,7 @@ def compare_correlations(
     def stat(v: Any, w: Any) -> np.ndarray:
         return pa.stat(v, w) - pb.stat(v, w)
 
-    reps = bootstrap([stat], resample, n_sys, n_inp, seed_int, b)[0]
+    reps = bootstrap([stat], resample, n_sys, n_inp, seed_int, b, workers=workers)[0]
     values, n_undef = check_undefined(reps, "difference of the correlations", stacklevel=3)
     jack = jackknife_values(stat, resample, n_sys, n_inp) if me == "bca" else None
     with collect_warnings() as caught:
@@ -331,7 +394,7 @@ def compare_correlations(
     if permutation is not None:
         perm = _PairedPermutation(pa.x, pb.x, pa.z, pa.mask, lv, co)
         p_perm, _, exact, perm_vals, n_perm_undef = _permutation_test(
-            perm, permutation, n_sys, n_inp, b, seed_int, alternative
+            perm, permutation, n_sys, n_inp, b, seed_int, alternative, workers
         )
         n_perm = int(perm_vals.size + n_perm_undef)
         if n_perm_undef:

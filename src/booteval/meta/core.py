@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.engine import run_replicates
 from ..core.errors import (
     BootevalError,
     InvalidInputError,
@@ -203,6 +204,63 @@ def weights(resample: str, v: np.ndarray, w: np.ndarray) -> tuple[Any, Any]:
     return (v if resample != "inputs" else None), (w if resample != "systems" else None)
 
 
+class _CrossedSource:
+    """The two-way crossed weight source of the meta-evaluation bootstrap, for the engine.
+
+    ``unit_weights(seed, start, stop)`` are the counts of replicates ``start .. stop - 1``:
+    how often each system was drawn, then how often each input was, side by side in one
+    ``(stop - start, n_systems + n_inputs)`` block. They come from the fixed-size blocks
+    of the ``meta.bootstrap`` stream (:func:`kernels.bootstrap_block`, systems first), so a
+    replicate's counts do not depend on the batching, and Boot-Systems, Boot-Inputs and
+    Boot-Both draw the same systems and inputs for the same seed.
+    """
+
+    clustered = False
+
+    def __init__(self, n_systems: int, n_inputs: int) -> None:
+        self.n_systems, self.n_inputs = n_systems, n_inputs
+        self.block_size = K.block_size(n_systems, n_inputs)
+
+    def unit_weights(self, seed: int, start: int, stop: int) -> np.ndarray:
+        size = self.block_size
+        parts = []
+        for j in range(start // size, (stop - 1) // size + 1):
+            v, w = K.bootstrap_block(seed, j, self.n_systems, self.n_inputs)
+            lo, hi = max(start - j * size, 0), min(stop - j * size, size)
+            parts.append(np.hstack([v[lo:hi], w[lo:hi]]))
+        return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+
+
+class _CrossedRun:
+    """The engine's view of correlation statistics of the system and input weights.
+
+    ``replicates`` splits a weight block into the system counts ``v`` and the input counts
+    ``w``, keeps those the design resamples (:func:`weights`) and returns one column per
+    statistic. The kernels sum every replicate on its own (:func:`kernels.row_products`),
+    so its value does not depend on the batch or thread it is computed in.
+    """
+
+    design = None
+    has_standard_error = False
+    thread_safe = True
+
+    def __init__(
+        self, fns: list[Callable[[Any, Any], np.ndarray]], resample: str, n_systems: int
+    ) -> None:
+        self.fns, self.resample, self.n_systems = fns, resample, n_systems
+
+    def estimate(self) -> np.ndarray:
+        return np.zeros(len(self.fns))  # one value per statistic and replicate
+
+    def replicates(self, counts: np.ndarray) -> np.ndarray:
+        n = self.n_systems
+        v = np.ascontiguousarray(counts[:, :n])
+        w = np.ascontiguousarray(counts[:, n:])
+        vv, ww = weights(self.resample, v, w)
+        with np.errstate(all="ignore"):
+            return np.column_stack([fn(vv, ww) for fn in self.fns])
+
+
 def bootstrap(
     fns: list[Callable[[Any, Any], np.ndarray]],
     resample: str,
@@ -210,18 +268,21 @@ def bootstrap(
     n_inp: int,
     seed: int,
     n_resamples: int,
+    *,
+    workers: int | None = 1,
+    batch: int | None = None,
 ) -> np.ndarray:
-    """Replicates ``(len(fns), B)`` of statistics of the system and input weights."""
-    size = K.block_size(n_sys, n_inp)
-    out = np.empty((len(fns), n_resamples))
-    with np.errstate(all="ignore"):
-        for j in range(math.ceil(n_resamples / size)):
-            v, w = K.bootstrap_block(seed, j, n_sys, n_inp)
-            lo, hi = j * size, min((j + 1) * size, n_resamples)
-            vv, ww = weights(resample, v[: hi - lo], w[: hi - lo])
-            for k, fn in enumerate(fns):
-                out[k, lo:hi] = fn(vv, ww)
-    return out
+    """Replicates ``(len(fns), B)`` of statistics of the system and input weights.
+
+    The crossed weight source (:class:`_CrossedSource`) runs through the engine's loop
+    (:func:`booteval.core.engine.run_replicates`): batches on ``workers`` threads, progress
+    per batch, the same replicates for any ``batch`` and ``workers``.
+    """
+    source = _CrossedSource(n_sys, n_inp)
+    reps, _ = run_replicates(
+        _CrossedRun(fns, resample, n_sys), source, n_resamples, seed, batch, workers=workers
+    )
+    return reps.T
 
 
 def jackknife_values(fn: Callable[[Any, Any], np.ndarray], resample: str, n_sys: int, n_inp: int):
@@ -373,6 +434,7 @@ def correlate_prepared(
     metric: str,
     human: str,
     replicates: np.ndarray | None = None,
+    workers: int | None = 1,
 ) -> CorrelationResult:
     if not math.isfinite(prob.estimate):
         raise InvalidInputError(
@@ -387,10 +449,11 @@ def correlate_prepared(
         reps = (
             replicates
             if replicates is not None
-            else bootstrap([prob.stat], resample, prob.n_systems, prob.n_inputs, seed, n_resamples)[
-                0
-            ]
-        )
+            else bootstrap(
+                [prob.stat], resample, prob.n_systems, prob.n_inputs, seed, n_resamples,
+                workers=workers,
+            )[0]
+        )  # fmt: skip
         values, n_undef = check_undefined(reps, f"{prob.level}-level correlation")
     jackknife = (
         LazyJackknife(partial(jackknife_values, prob.stat, resample, prob.n_systems, prob.n_inputs))

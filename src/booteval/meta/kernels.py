@@ -34,6 +34,7 @@ import numpy as np
 from ..core.design import make_design
 from ..core.streams import generator
 from ..metrics import get_metric
+from ..metrics.base import matmul
 from ..metrics.correlation import pearson_from_sums
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "corr_rows",
     "counts_from_draws",
     "permutation_block",
+    "row_products",
 ]
 
 COEFFICIENTS: tuple[str, ...] = ("pearson", "spearman", "kendall")
@@ -63,6 +65,28 @@ def _chunks(n_rows: int, per_row: int) -> Iterator[slice]:
     step = max(1, _CELLS // max(per_row, 1))
     for lo in range(0, n_rows, step):
         yield slice(lo, min(lo + step, n_rows))
+
+
+def row_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` with each row's sums independent of the rows around it.
+
+    BLAS sums a row in an order that depends on its position in the matrix, so a replicate
+    could differ in the last bit between batches of replicates. With a short inner
+    dimension (a few systems) ``einsum`` adds the terms one after another in a fixed order;
+    otherwise :func:`booteval.metrics.base.matmul` sums each row the same way wherever it
+    sits. Products of counts and 0/1 masks are exact in any order and keep BLAS.
+
+    Examples
+    --------
+    >>> a = np.array([[1.0, 2.0], [0.0, 3.0]]); b = np.array([[0.5, 1.0, 2.0], [1.5, 0.0, 1.0]])
+    >>> row_products(a, b).tolist() == (a @ b).tolist()
+    True
+    """
+    a = np.ascontiguousarray(a, dtype=np.float64)
+    if a.shape[1] > b.shape[1]:
+        return matmul(a, b)
+    # einsum adds the inner terms in order, looping over the output's columns
+    return np.einsum("bi,ic->bc", a, np.ascontiguousarray(b, dtype=np.float64))
 
 
 def mean_tolerance(values: np.ndarray, n_terms: int) -> float:
@@ -164,14 +188,16 @@ def corr_rows(
         NaN where a variable is constant among the positive-weight entries.
     """
     b, n = v.shape
+    shared_x, shared_z = np.shape(x)[0] == 1, np.shape(z)[0] == 1
     x = np.broadcast_to(x, (b, n))
     z = np.broadcast_to(z, (b, n))
     out = np.empty(b)
     if coefficient == "pearson":
-        cx = float(np.mean(x[0]))
-        cz = float(np.mean(z[0]))
+        # centred for accuracy: by the one row's mean when the values are shared, else by
+        # each replicate's own mean (never by another replicate's, so that a replicate's
+        # value does not depend on the batch it is computed in)
         for sl in _chunks(b, n):
-            out[sl] = _pearson_rows(x[sl] - cx, z[sl] - cz, v[sl])
+            out[sl] = _pearson_rows(_centred(x, sl, shared_x), _centred(z, sl, shared_z), v[sl])
         return out
     for sl in _chunks(b, n * n):
         vv = v[sl]
@@ -187,6 +213,13 @@ def corr_rows(
             dz = np.einsum("bi,bik,bk->b", vv, np.abs(sz), vv)
             out[sl] = _tau(num, dx, dz)
     return out
+
+
+def _centred(x: np.ndarray, sl: slice, shared: bool) -> np.ndarray:
+    if shared:
+        return x[sl] - float(np.mean(x[0]))
+    rows = np.ascontiguousarray(x[sl])
+    return rows - rows.mean(axis=1, keepdims=True)
 
 
 def _tau(num: np.ndarray, dx: np.ndarray, dz: np.ndarray) -> np.ndarray:
@@ -251,7 +284,8 @@ class ColumnKernel:
         out = np.empty((b, m))
         if self.coefficient == "pearson":
             for sl in _chunks(b, 6 * m):
-                sums = (v[sl] @ self.stats).reshape(-1, 6, m).transpose(0, 2, 1).reshape(-1, 6)
+                sums = row_products(v[sl], self.stats)
+                sums = sums.reshape(-1, 6, m).transpose(0, 2, 1).reshape(-1, 6)
                 out[sl] = pearson_from_sums(sums).reshape(-1, m)
             return out
         k = self.k
@@ -318,8 +352,8 @@ class SystemLevel:
         den = w @ self.mask.T
         has = den > 0
         safe = np.where(has, den, 1.0)
-        x = np.where(has, (w @ self.xm.T) / safe, 0.0)
-        z = np.where(has, (w @ self.zm.T) / safe, 0.0)
+        x = np.where(has, row_products(w, self.xm.T) / safe, 0.0)
+        z = np.where(has, row_products(w, self.zm.T) / safe, 0.0)
         return x, z, has
 
     def __call__(self, v: np.ndarray | None, w: np.ndarray | None) -> np.ndarray:
@@ -371,13 +405,15 @@ class GlobalLevel:
         self.n_cells = xs.shape[0]
 
     def cell_weights(self, v: np.ndarray | None, w: np.ndarray | None) -> np.ndarray:
+        """Weights of the judged cells, one C-ordered row per replicate (a replicate's
+        sums then do not depend on how many rows are computed with it)."""
         if v is None and w is None:
             return np.ones((1, self.n_cells))
         if v is None:
-            return w[:, self.cols]
+            return np.ascontiguousarray(w[:, self.cols])
         if w is None:
-            return v[:, self.rows]
-        return v[:, self.rows] * w[:, self.cols]
+            return np.ascontiguousarray(v[:, self.rows])
+        return np.ascontiguousarray(v[:, self.rows] * w[:, self.cols])
 
     def __call__(self, v: np.ndarray | None, w: np.ndarray | None) -> np.ndarray:
         if v is None and w is None:

@@ -58,7 +58,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..core.design import make_design
-from ..core.engine import check_choice, check_run_options, run_replicates, screen_undefined
+from ..core.engine import (
+    check_choice,
+    check_run_options,
+    engine_note,
+    run_replicates,
+    screen_undefined,
+)
 from ..core.errors import InvalidInputError
 from ..core.options import accepts_options
 from ..core.params import validated
@@ -234,6 +240,7 @@ def multilabel_ci(
     batch: int | None = None,
     on_undefined: str = "drop",
     workers: int | None = None,
+    engine: str = "numpy",
     progress: Any = None,
 ) -> CIResult:
     """Bootstrap interval for macro-averaged recall or F1 of multi-label predictions.
@@ -260,6 +267,9 @@ def multilabel_ci(
         For replicates with no defined label (only under ``"exclude"``).
     workers : int, optional
         Threads for the resampling (default: all cores); never changes the result.
+    engine : {"numpy", "numba", "auto"}, default "numpy"
+        As in :func:`booteval.ci`. No compiled kernel covers this function yet:
+        ``"numba"`` runs the NumPy engine and says so in ``notes``.
     progress : None, True or callable, optional
         ``True`` prints the replicates done to stderr every few seconds; a callable is
         called as ``progress(done, total)`` after each batch of replicates.
@@ -385,10 +395,9 @@ def multilabel_ci(
             + f" on the original data: counted as {_POLICY_TEXT[undefined]}"
         )
     # the engine's loop (batches, threads, progress); column 1 counts undefined labels
-    pairs, _ = run_replicates(
-        _Replicates(replicate, (estimate, float(n_undef_labels))), design, b, seed_int,
-        opts.batch, workers=opts.workers,
-    )  # fmt: skip
+    run = _Replicates(replicate, (estimate, float(n_undef_labels)))
+    pairs, _ = run_replicates(run, design, b, seed_int, opts.batch, workers=opts.workers)
+    notes.extend(engine_note(engine, run, design))
     reps, undef_count = pairs[:, 0], float(pairs[:, 1].sum())
     defined = np.isfinite(reps)
     label = f"macro {metric}"

@@ -45,11 +45,12 @@ import numpy as np
 
 from ..core.codes import dense_codes
 from ..core.design import make_design
-from ..core.engine import check_choice, run_replicates
+from ..core.engine import check_choice, engine_note, run_replicates
 from ..core.errors import DegenerateIntervalWarning, InvalidInputError, collect_warnings, warn
 from ..core.intervals import compute_interval
 from ..core.options import accepts_options
 from ..core.params import validated
+from ..core.progress import progress_option
 from ..core.streams import generator
 from ..core.validation import (
     as_float_array,
@@ -196,6 +197,7 @@ def _n_rows(x: object, name: str) -> int:
 # ------------------------------------------------------------------ nested_ci
 @accepts_options
 @validated
+@progress_option
 def nested_ci(
     scores: Any,
     items: Any,
@@ -207,6 +209,9 @@ def nested_ci(
     n_resamples: int = 10_000,
     seed: int | None = None,
     batch: int | None = None,
+    workers: int | None = None,
+    engine: str = "numpy",
+    progress: Any = None,
 ) -> NestedResult:
     """The mean score over questions with several samples each, and its bootstrap interval.
 
@@ -232,8 +237,13 @@ def nested_ci(
     method : {"bca", "percentile", "basic", "normal"}
         The interval method. BCa's jackknife leaves out one top-level unit (a question
         or cluster; a sample for ``resample="samples"``).
-    confidence_level, n_resamples, seed, batch
-        As for :func:`booteval.ci`.
+    confidence_level, n_resamples, seed, batch, workers, engine
+        As for :func:`booteval.ci`; with ``resample="items"`` the run is :func:`booteval.ci`'s
+        on the question means (so the compiled engine applies there); otherwise no compiled
+        kernel covers the two-level draws yet and ``engine="numba"`` says so in ``notes``.
+    progress : None, True or callable, optional
+        ``True`` prints the replicates done to stderr every few seconds; a callable is
+        called as ``progress(done, total)`` after each batch of replicates.
 
     Returns
     -------
@@ -277,7 +287,7 @@ def nested_ci(
         r = ci(
             means, metric=_PerItemMean("mean", bounds), clusters=g.clusters, method=method,
             confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
-            batch=batch,
+            batch=batch, workers=workers, engine=engine,
         )  # fmt: skip
         base = {f.name: getattr(r, f.name) for f in fields(CIResult)}
         where = f" in {r.n_clusters} clusters" if r.n_clusters is not None else ""
@@ -301,9 +311,9 @@ def nested_ci(
     row_means = np.repeat(means, g.counts)
     inner = row_means + (xs - row_means) * scale
     # the engine's loop over a two-level weight source (questions, then samples)
-    reps, _ = run_replicates(
-        _NestedMean(inner, g, estimate), _NestedSource(g, outer), b, seed_int, batch
-    )
+    run, source = _NestedMean(inner, g, estimate), _NestedSource(g, outer)
+    engine_notes = engine_note(engine, run, source)
+    reps, _ = run_replicates(run, source, b, seed_int, batch, workers=workers)
     if resample == "both":
         jack = _cluster_jackknife(means, g)
     else:  # leave one sample out of its question
@@ -336,7 +346,7 @@ def nested_ci(
         effective_n=math.nan, n_resamples=b, seed=seed_int,
         standard_error=float(np.std(reps, ddof=1)) if b > 1 else 0.0, n_undefined=0,
         mcse_low=out.mcse_low, mcse_high=out.mcse_high, design=design, transform=None,
-        distribution=freeze(reps), jackknife=freeze(jack), notes=tuple(out.notes),
+        distribution=freeze(reps), jackknife=freeze(jack), notes=(*engine_notes, *out.notes),
         details=dict(out.details), resample=resample, n_items=m,
         samples_per_item=float(g.counts.mean()), min_samples=int(g.counts.min()),
         max_samples=int(g.counts.max()), var_between=var_between, var_within=var_within,

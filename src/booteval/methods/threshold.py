@@ -61,7 +61,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.engine import check_choice, check_run_options
+from ..core.engine import check_choice, check_run_options, engine_note
 from ..core.errors import collect_warnings
 from ..core.options import accepts_options
 from ..core.params import validated
@@ -224,6 +224,7 @@ def threshold_ci(
     batch: int | None = None,
     on_undefined: str = "drop",
     bca_ties: str = "half",
+    engine: str = "numpy",
     progress: Any = None,
 ) -> ThresholdCIResult:
     """Interval for a test metric at a threshold chosen on validation data (two-level bootstrap).
@@ -281,6 +282,10 @@ def threshold_ci(
         validation resample.
     batch : int, optional
         Replicates processed at once; never changes the result.
+    engine : {"numpy", "numba", "auto"}, default "numpy"
+        As in :func:`booteval.ci`. No compiled kernel covers threshold refits yet:
+        ``"numba"`` runs the NumPy engine and says so in ``notes``. (The refits run on one
+        thread: a callable rule need not be thread-safe, so there is no ``workers``.)
     progress : None, True or callable, optional
         ``True`` prints the replicates done to stderr every few seconds; a callable is
         called as ``progress(done, total)`` after each batch of replicates.
@@ -338,6 +343,7 @@ def threshold_ci(
         _recompute=IntervalRecipe(
             ("percentile", "basic", "normal", "bca"), bounds=problem.bounds,
             ties=opts.bca_ties, jackknife=LazyJackknife(jackknife),
+            notes_before=engine_note(engine),
         ),
         rule=problem.rule.label(problem.target), target=problem.target,
         refit=problem.refit, threshold=float(run.t_hat[0]),
@@ -376,6 +382,7 @@ def threshold_compare(
     on_undefined: str = "drop",
     bca_ties: str = "half",
     names: tuple[str, str] = ("A", "B"),
+    engine: str = "numpy",
     progress: Any = None,
 ) -> ThresholdComparisonResult:
     """Paired two-level bootstrap of ``B - A`` for an operating-point metric.
@@ -398,6 +405,8 @@ def threshold_compare(
     rule, metric, target, method, confidence_level, n_resamples, seed, refit
         As in :func:`threshold_ci`; each system gets its own threshold from the same rule.
     pos_label, strata_val, clusters_val, strata_test, clusters_test, batch, on_undefined, bca_ties
+        As in :func:`threshold_ci`.
+    engine
         As in :func:`threshold_ci`.
     alternative : {"two-sided", "greater", "less"}
         ``"greater"`` tests whether B's metric is larger.
@@ -484,7 +493,8 @@ def threshold_compare(
         mcse_low=out.mcse_low, mcse_high=out.mcse_high,
         design="paired " + problem.describe_design(), distribution=freeze(diffs),
         distribution_a=freeze(np.ascontiguousarray(reps[:, 0])),
-        distribution_b=freeze(np.ascontiguousarray(reps[:, 1])), notes=out.notes,
+        distribution_b=freeze(np.ascontiguousarray(reps[:, 1])),
+        notes=(*engine_note(engine), *out.notes),
         details=dict(out.details), rule=problem.rule.label(problem.target),
         target=problem.target, refit=problem.refit, threshold_a=float(run.t_hat[0]),
         threshold_b=float(run.t_hat[1]),

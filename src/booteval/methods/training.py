@@ -261,6 +261,47 @@ def _run_all(
     return out
 
 
+def _stream_seed(seed: int, *key: int, shift: int = 0) -> int:
+    """An integer seed derived from the ``training`` stream at ``key``."""
+    return int(seed_sequence("training", seed, *key).generate_state(1)[0] >> shift)
+
+
+class _TrainingSource:
+    """The training-set bootstrap's weight source: ``unit_weights(seed, start, stop)`` are
+    the training row counts of replicates ``start .. stop - 1``, shape ``(stop - start,
+    n_train)``, drawn by the training design (strata, clusters) from a seed derived from
+    the ``training`` stream (key 0), in the design's blocks, so they do not depend on the
+    batching. The same stream gives each replicate's model seed (key ``(2, r)``), the seed
+    of the test resamples (key 1) and the full fit's model seed (key 3).
+    """
+
+    clustered = False
+
+    def __init__(self, train_design: Any) -> None:
+        self.train_design = train_design
+        self.block_size = train_design.block_size
+
+    def unit_weights(self, seed: int, start: int, stop: int) -> np.ndarray:
+        d = self.train_design
+        return d.row_weights(d.unit_weights(_stream_seed(seed, 0), start, stop))
+
+    def training_rows(self, seed: int, start: int, stop: int) -> list[np.ndarray]:
+        """Each replicate's training rows (row ``i`` repeated as often as it was drawn)."""
+        rows = np.arange(self.train_design.n_rows)
+        counts = self.unit_weights(seed, start, stop).astype(np.int64)
+        return [np.repeat(rows, c) for c in counts]
+
+    @staticmethod
+    def model_seed(seed: int, r: int) -> int:
+        """Replicate ``r``'s model seed (``r = -1``: the fit on the full training set)."""
+        return _stream_seed(seed, 3, shift=1) if r < 0 else _stream_seed(seed, 2, r, shift=1)
+
+    @staticmethod
+    def test_seed(seed: int) -> int:
+        """The seed of the test resamples (replicate ``r``'s are ``r*K .. r*K + K - 1``)."""
+        return _stream_seed(seed, 1)
+
+
 def _metric_for(metric: Any, metric_kwargs: Any, n_inputs: int) -> Metric:
     m = resolve_metric(metric, metric_kwargs, n_inputs)
     if m.n_inputs != n_inputs:
@@ -437,21 +478,20 @@ def bootstrap_training(
 
     train_design = make_design(n_train, strata=strata, clusters=clusters)
     test_design = make_design(n_test, strata=strata_test, clusters=clusters_test)
-    train_seed = int(seed_sequence("training", seed_int, 0).generate_state(1)[0])
-    test_seed = int(seed_sequence("training", seed_int, 1).generate_state(1)[0])
-    model_seeds = [
-        int(seed_sequence("training", seed_int, 2, r).generate_state(1)[0] >> 1) for r in range(b)
-    ]
-    w_train = train_design.row_weights(train_design.unit_weights(train_seed, 0, b))
-    rows = np.arange(n_train)
+    # The weights come from a weight source, as for every other entry point, but the refits
+    # do not run on the engine's loop (run_replicates): its thread pool would run the
+    # caller's fit in several threads of one process, and a model's fit need not be
+    # thread-safe (nor release the GIL), so joblib runs them, in processes by default.
+    # Each job carries its replicate's rows and model seed, so the result does not depend
+    # on `workers` or the backend.
+    source = _TrainingSource(train_design)
+    test_seed = source.test_seed(seed_int)
     jobs: list[tuple[Any, ...]] = [
-        (r, task, X_train, y_train, X_test, np.repeat(rows, w_train[r].astype(np.int64)),
-         model_seeds[r])
-        for r in range(b)
-    ]  # fmt: skip
-    full_seed = int(seed_sequence("training", seed_int, 3).generate_state(1)[0] >> 1)
+        (r, task, X_train, y_train, X_test, idx, source.model_seed(seed_int, r))
+        for r, idx in enumerate(source.training_rows(seed_int, 0, b))
+    ]
     if fit_full:
-        jobs.append((-1, task, X_train, y_train, X_test, None, full_seed))
+        jobs.append((-1, task, X_train, y_train, X_test, None, source.model_seed(seed_int, -1)))
 
     t0 = time.perf_counter()
     results = _run_all(jobs, jobs_n, backend, report)

@@ -84,7 +84,13 @@ from typing import Any
 
 import numpy as np
 
-from ..core.engine import check_choice, check_run_options, run_replicates, screen_undefined
+from ..core.engine import (
+    check_choice,
+    check_run_options,
+    engine_note,
+    run_replicates,
+    screen_undefined,
+)
 from ..core.errors import InvalidInputError
 from ..core.options import accepts_options
 from ..core.params import validated
@@ -289,6 +295,7 @@ def wild_ci(
     on_undefined: str = "drop",
     vectorized: bool = False,
     workers: int | None = None,
+    engine: str = "numpy",
     progress: Any = None,
 ) -> CIResult | tuple[CIResult, ...]:
     """Wild-bootstrap confidence interval for any statistic of a refitted regression.
@@ -336,6 +343,9 @@ def wild_ci(
         Threads for the resampling (default: all cores) when the statistic is a
         coefficient of the default fit; a callable statistic or fit runs on one thread.
         Never changes the result.
+    engine : {"numpy", "numba", "auto"}, default "numpy"
+        As in :func:`booteval.ci`. No compiled kernel covers this function yet:
+        ``"numba"`` runs the NumPy engine and says so in ``notes``.
     progress : None, True or callable, optional
         ``True`` prints the replicates done to stderr every few seconds; a callable is
         called as ``progress(done, total)`` after each batch of replicates.
@@ -534,7 +544,7 @@ def wild_ci(
         )  # fmt: skip
         fit_name = getattr(fit, "__name__", "custom fit")
 
-    notes: list[str] = []
+    notes: list[str] = list(engine_note(engine, None, _MultiplierSource(multipliers, n)))
     if n_lev1:
         notes.append(
             f"{n_lev1} observation(s) with leverage 1 have zero residuals and zero pseudo-errors"
