@@ -57,8 +57,8 @@ def test_options_give_the_same_result_as_the_keywords(name):
 
 
 def test_an_option_the_function_does_not_take_is_refused_by_name():
-    with pytest.raises(booteval.InvalidInputError, match=r"`options`.*engine='numba'.*correlate"):
-        booteval.correlate(X, Z, options=BootstrapOptions(engine="numba"))
+    with pytest.raises(booteval.InvalidInputError, match=r"`options`.*batch=10.*correlate"):
+        booteval.correlate(X, Z, options=BootstrapOptions(batch=10))
 
 
 def test_the_same_option_twice_is_refused():
@@ -82,3 +82,95 @@ def test_options_are_a_frozen_value_with_replace():
     assert opts.given() == {"n_resamples": 500, "seed": 1}
     with pytest.raises(AttributeError):
         opts.seed = 3  # type: ignore[misc]
+
+
+# ----------------------------------------------------------- the shared keywords
+#: the run options every resampling entry point takes, with the one default they share
+SHARED = {
+    "n_resamples": 10_000,
+    "seed": None,
+    "confidence_level": 0.95,
+    "method": "bca",
+    "strata": None,
+    "clusters": None,
+    "batch": None,
+    "workers": None,
+    "engine": "numpy",
+    "on_undefined": "drop",
+    "progress": None,
+}
+#: functions with a seed that are not resampling entry points
+NOT_RESAMPLING = {
+    "simulate_correlation_coverage": "a simulation study of correlation intervals",
+    "nested_cv_interval": "an interval from cross-validation folds, not from resamples",
+    "oob_ensemble_extrapolation": "extrapolates out-of-bag errors of a fitted ensemble",
+    "bootstrap_error_estimates": ".632/.632+ point estimates from refits of the user's model",
+}
+#: keywords an entry point does not take, and why
+NOT_TAKEN = {
+    "bootstrap_training": ({"batch", "on_undefined"},
+        "each replicate is one refit run by joblib; failed refits are counted in n_failed"),
+    "correlate": ({"strata", "clusters", "batch", "on_undefined"},
+        "the crossed systems x inputs design is chosen by resample=; undefined "
+        "correlations are always dropped and counted"),
+    "compare_correlations": ({"strata", "clusters", "batch", "on_undefined"}, "as correlate"),
+    "correlate_metrics": ({"strata", "clusters", "batch", "on_undefined"}, "as correlate"),
+    "pass_at_k": ({"strata", "on_undefined"},
+        "problems are the units (clusters group them); a per-problem value is always defined"),
+    "compare_pass_at_k": ({"strata", "on_undefined"}, "as pass_at_k"),
+    "majority_vote_at_k": ({"strata", "on_undefined"}, "as pass_at_k"),
+    "nested_ci": ({"strata", "on_undefined"}, "as pass_at_k"),
+    "multilabel_ci": ({"strata", "clusters"}, "resample= picks instances or labels"),
+    "permutation_test": ({"n_resamples", "confidence_level", "method", "on_undefined"},
+        "a test, not an interval: n_permutations counts its swaps, and undefined swaps "
+        "are always left out and counted"),
+    "threshold_ci": ({"strata", "clusters", "workers"},
+        "strata_val/clusters_val and strata_test/clusters_test design the two sets; a "
+        "callable rule need not be thread-safe, so the refits run on one thread"),
+    "threshold_compare": ({"strata", "clusters", "workers"}, "as threshold_ci"),
+    "wild_ci": ({"strata", "clusters"},
+        "multipliers on the rows of a regression; the clustered version is wild_cluster_ci"),
+    "wild_cluster_ci": ({"method", "strata", "on_undefined"},
+        "always the percentile-t interval of the cluster t statistic, whose infinite "
+        "values are kept and counted"),
+}  # fmt: skip
+#: defaults that differ from SHARED because the statistics ask for it (the docstring says why)
+OWN_DEFAULTS = {
+    ("bootstrap_training", "n_resamples"): 200,  # every replicate refits the model
+    ("bootstrap_training", "method"): "percentile",  # a BCa jackknife would refit n times
+    ("threshold_ci", "n_resamples"): 2_000,  # every replicate refits the threshold
+    ("threshold_ci", "method"): "percentile",
+    ("threshold_compare", "n_resamples"): 2_000,
+    ("threshold_compare", "method"): "percentile",
+    ("wild_ci", "n_resamples"): 2_000,  # a callable fit refits per replicate
+    ("wild_ci", "method"): "percentile",
+    ("wild_cluster_ci", "n_resamples"): 9_999,  # (B + 1) * alpha / 2 whole for t quantiles
+    ("wild_cluster_ci", "clusters"): inspect.Parameter.empty,  # the design itself
+    ("pool_seeds", "method"): "t",  # seed and data variance combined (Satterthwaite df)
+    ("compare_methods", "method"): "t",
+    ("correlate", "method"): "percentile",  # meta-evaluation's usual bootstrap interval
+    ("correlate_metrics", "method"): "percentile",
+    ("compare_correlations", "method"): "percentile",
+}
+
+
+def test_every_resampling_entry_point_takes_the_shared_keywords_with_one_default():
+    entry_points = {
+        name: fn
+        for name, fn in PUBLIC.items()
+        if "seed" in inspect.signature(fn).parameters and name not in NOT_RESAMPLING
+    }
+    assert {"ci", "compare", "leaderboard", "threshold_ci", "correlate"} <= set(entry_points)
+    for name, fn in entry_points.items():
+        params = inspect.signature(fn).parameters
+        skipped, _why = NOT_TAKEN.get(name, (set(), ""))
+        assert skipped <= set(SHARED), name
+        missing = {key for key in SHARED if key not in params}
+        assert missing == skipped, (name, missing ^ skipped)
+        for key, default in SHARED.items():
+            if key in params:
+                expected = OWN_DEFAULTS.get((name, key), default)
+                assert params[key].default == expected, (name, key, params[key].default)
+                if expected is not inspect.Parameter.empty:  # a required argument may be positional
+                    assert params[key].kind is inspect.Parameter.KEYWORD_ONLY, (name, key)
+    assert set(NOT_TAKEN) <= set(entry_points) and {n for n, _ in OWN_DEFAULTS} <= set(entry_points)

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.engine import check_choice, run_replicates
+from ..core.engine import check_choice, engine_note, run_replicates
 from ..core.errors import DegenerateIntervalWarning
 from ..core.options import accepts_options
 from ..core.params import validated
@@ -170,6 +170,7 @@ def wild_cluster_ci(
     correction: str = "CR2",
     batch: int | None = None,
     workers: int | None = None,
+    engine: str = "numpy",
     progress: Any = None,
 ) -> ClusteredInterval:
     """Wild cluster bootstrap-t interval for the mean of per-row scores.
@@ -204,6 +205,9 @@ def wild_cluster_ci(
         Replicates per batch (bounds memory); never changes the result.
     workers : int, optional
         Threads for the replicates (default: all cores). Never changes the result.
+    engine : {"numpy", "numba", "auto"}, default "numpy"
+        As in :func:`booteval.ci`. No compiled kernel covers the wild cluster bootstrap
+        yet: ``"numba"`` runs the NumPy engine and says so in ``notes``.
     progress : None, True or callable, optional
         ``True`` prints the replicates done to stderr every few seconds; a callable is
         called as ``progress(done, total)`` after each batch of replicates.
@@ -266,7 +270,7 @@ def wild_cluster_ci(
     k = _variance_weights(data, correction)
     se = math.sqrt(_variance(data.sums, k, n))
 
-    notes: list[str] = []
+    notes: list[str] = list(engine_note(engine))
     if weights == "rademacher" and g <= _RADEMACHER_COARSE:
         notes.append(
             f"with {g} clusters Rademacher weights give only 2^{g} = {2**g} distinct "

@@ -77,6 +77,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.engine import engine_note
 from ..core.errors import InvalidInputError
 from ..core.options import accepts_options
 from ..core.params import validated
@@ -138,6 +139,7 @@ def correlate(
     metric: str = "metric",
     human: str = "human",
     workers: int | None = None,
+    engine: str = "numpy",
     progress: Any = None,
 ) -> CorrelationResult:
     """Correlation of a metric with human scores, with a confidence interval.
@@ -169,6 +171,9 @@ def correlate(
     workers : int, optional
         Threads for the bootstrap replicates (default: all cores). Never changes the
         result.
+    engine : {"numpy", "numba", "auto"}, default "numpy"
+        As in :func:`booteval.ci`. No compiled kernel covers the crossed systems x inputs
+        resampling yet: ``"numba"`` runs the NumPy engine and says so in ``notes``.
     progress : None, True or callable, optional
         ``True`` prints the replicates done to stderr every few seconds; a callable is
         called as ``progress(done, total)`` after each batch of replicates.
@@ -209,6 +214,7 @@ def correlate(
     seed_int = check_seed(seed)
     x, z, mask = matrices_iv(X, Z)
     prob = Problem(x, z, mask, lv, co)
+    prob.notes.extend(engine_note(engine) if resample is not None else ())
     return correlate_prepared(
         prob, "fisher" if resample is None else me, lev, resample, b, seed_int, metric, human,
         workers=workers,
@@ -231,6 +237,7 @@ def correlate_metrics(
     seed: int | None = None,
     human: str = "human",
     workers: int | None = None,
+    engine: str = "numpy",
     progress: Any = None,
 ) -> dict[str, CorrelationResult]:
     """:func:`correlate` for several metrics against the same human scores.
@@ -247,7 +254,7 @@ def correlate_metrics(
     Z : array_like, shape (N, M)
     level, coefficient, resample, method, confidence_level, n_resamples, seed, human
         As in :func:`correlate`.
-    workers, progress
+    workers, engine, progress
         As in :func:`correlate` (progress is reported per batch of each bootstrap run).
 
     Returns
@@ -283,6 +290,7 @@ def correlate_metrics(
     for name, x in metrics.items():
         xa, za, mask = matrices_iv(x, Z, x_name=f"metrics[{name!r}]")
         probs[str(name)] = Problem(xa, za, mask, lv, co)
+        probs[str(name)].notes.extend(engine_note(engine) if resample is not None else ())
     reps: dict[str, np.ndarray] = {}
     if resample is not None:
         shapes = {(p.n_systems, p.n_inputs) for p in probs.values()}

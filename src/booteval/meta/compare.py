@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.engine import run_replicates
+from ..core.engine import engine_note, run_replicates
 from ..core.errors import InvalidInputError, collect_warnings, warn
 from ..core.intervals import compute_interval
 from ..core.lazy import stats as _stats
@@ -266,6 +266,7 @@ def compare_correlations(
     seed: int | None = None,
     metrics: tuple[str, str] = ("a", "b"),
     workers: int | None = None,
+    engine: str = "numpy",
     progress: Any = None,
 ) -> CorrelationComparison:
     """Does metric A agree with the human scores better than metric B, on the same data?
@@ -310,6 +311,9 @@ def compare_correlations(
     workers : int, optional
         Threads for the bootstrap replicates and the swap patterns (default: all cores).
         Never changes the result.
+    engine : {"numpy", "numba", "auto"}, default "numpy"
+        As in :func:`booteval.ci`. No compiled kernel covers the crossed resampling yet: ``"numba"``
+        runs the NumPy engine and says so in ``notes``.
     progress : None, True or callable, optional
         ``True`` prints the replicates done to stderr every few seconds; a callable is
         called as ``progress(done, total)`` after each batch, first of the bootstrap
@@ -364,7 +368,7 @@ def compare_correlations(
                 name, f"scores on which the {lv}-level correlation is defined", "constant scores"
             )
     n_sys, n_inp = pa.n_systems, pa.n_inputs
-    notes = list(pa.notes)
+    notes = [*engine_note(engine), *pa.notes]
     diff = pa.estimate - pb.estimate
 
     def stat(v: Any, w: Any) -> np.ndarray:

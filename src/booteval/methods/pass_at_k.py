@@ -113,6 +113,10 @@ def pass_at_k(
     confidence_level: float = 0.95,
     n_resamples: int = 10_000,
     seed: int | None = None,
+    batch: int | None = None,
+    workers: int | None = None,
+    engine: str = "numpy",
+    progress: Any = None,
 ) -> CIResult:
     """pass@k over problems with several samples each, and its bootstrap interval.
 
@@ -131,7 +135,7 @@ def pass_at_k(
         At most the smallest number of samples of a problem.
     clusters : array-like, optional
         A cluster per row, the same for every sample of a problem.
-    method, confidence_level, n_resamples, seed
+    method, confidence_level, n_resamples, seed, batch, workers, engine, progress
         As for :func:`booteval.ci`.
 
     Returns
@@ -153,6 +157,7 @@ def pass_at_k(
     return ci(
         values, metric=_PerItemMean(f"pass@{k}", (0.0, 1.0)), clusters=g.clusters,
         method=method, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
+        batch=batch, workers=workers, engine=engine, progress=progress,
     )  # fmt: skip
 
 
@@ -171,6 +176,10 @@ def compare_pass_at_k(
     confidence_level: float = 0.95,
     n_resamples: int = 10_000,
     seed: int | None = None,
+    batch: int | None = None,
+    workers: int | None = None,
+    engine: str = "numpy",
+    progress: Any = None,
     alternative: str = "two-sided",
 ) -> ComparisonResult:
     """The paired difference of two models' pass@k (B - A) over the same problems.
@@ -191,7 +200,7 @@ def compare_pass_at_k(
         A cluster per row of model A (the same for every sample of a problem).
     names : (str, str)
         Display names of A and B.
-    method, confidence_level, n_resamples, seed, alternative
+    method, confidence_level, n_resamples, seed, batch, workers, engine, progress, alternative
         As for :func:`booteval.compare`.
 
     Returns
@@ -224,6 +233,7 @@ def compare_pass_at_k(
         va, vb, metric=_PerItemMean(f"pass@{k}", (0.0, 1.0)), clusters=ga.clusters,
         names=names, method=method, confidence_level=confidence_level,
         n_resamples=n_resamples, seed=seed, alternative=alternative,
+        batch=batch, workers=workers, engine=engine, progress=progress,
     )  # fmt: skip
 
 
@@ -275,6 +285,10 @@ def majority_vote_at_k(
     confidence_level: float = 0.95,
     n_resamples: int = 10_000,
     seed: int | None = None,
+    batch: int | None = None,
+    workers: int | None = None,
+    engine: str = "numpy",
+    progress: Any = None,
 ) -> CIResult:
     """Majority-vote@k: how often the most frequent of k sampled answers is right.
 
@@ -294,7 +308,7 @@ def majority_vote_at_k(
         The problem of each row.
     k : int, optional
         Samples per vote, at most the smallest number of samples of a problem.
-    clusters, method, confidence_level, n_resamples, seed
+    clusters, method, confidence_level, n_resamples, seed, batch, workers, engine, progress
         As for :func:`pass_at_k`.
 
     Returns
@@ -347,4 +361,5 @@ def majority_vote_at_k(
     return ci(
         values, metric=_PerItemMean(label, (0.0, 1.0)), clusters=g.clusters, method=method,
         confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
+        batch=batch, workers=workers, engine=engine, progress=progress,
     )  # fmt: skip

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..core.design import make_design
-from ..core.engine import check_choice
+from ..core.engine import check_choice, engine_note
 from ..core.errors import BootevalError, BootevalWarning, InvalidInputError, collect_warnings, warn
 from ..core.format import format_triplet
 from ..core.intervals import compute_interval
@@ -347,6 +347,7 @@ def bootstrap_training(
     fit_full: bool = True,
     workers: int | None = None,
     backend: str | None = None,
+    engine: str = "numpy",
     progress: Any = None,
 ) -> TrainingBootstrapResult:
     """Refit a method on bootstrap resamples of the training set and score it on a test set.
@@ -400,6 +401,9 @@ def bootstrap_training(
         Parallel refits through joblib (default: all cores; 1: no joblib).
         Never changes the result. (``n_jobs``, joblib's name, is accepted for one more
         release, ``-1`` meaning all cores; so are ``test_strata`` and ``test_clusters``.)
+    engine : {"numpy", "numba", "auto"}, default "numpy"
+        As in :func:`booteval.ci`. No compiled kernel covers model refits yet: ``"numba"``
+        runs the NumPy engine and says so in ``notes``.
     backend : str, optional
         joblib backend (default ``"loky"``, processes; ``"threading"`` for
         estimators that release the GIL or cannot be pickled).
@@ -572,5 +576,5 @@ def bootstrap_training(
         training_variance=float(np.var(values[ok], ddof=1)) if ok.sum() > 1 else math.nan,
         test_variance=test_var, n_train=n_train, n_test=n_test, n_resamples=b,
         test_resamples=k, seed=seed_int, n_failed=n_failed, failures=tuple(failures),
-        n_undefined=n_undefined, elapsed=elapsed, notes=out.notes,
+        n_undefined=n_undefined, elapsed=elapsed, notes=(*engine_note(engine), *out.notes),
     )  # fmt: skip
