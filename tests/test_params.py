@@ -167,3 +167,18 @@ def test_one_spelling_per_concept_across_the_public_api():
     retired = {"n_jobs", "n_bootstraps", "test_strata", "test_clusters"}
     for name, fn in PUBLIC.items():
         assert not retired & set(inspect.signature(fn).parameters), name
+
+
+def test_shared_parameter_docs_are_filled_in():
+    from booteval.core.params import SHARED_DOCS
+
+    for name, fn in PUBLIC.items():
+        doc = fn.__doc__ or ""
+        for key in SHARED_DOCS:
+            assert "{" + key + "}" not in doc, (name, key)
+        for key in ("progress", "engine"):
+            if key in inspect.signature(fn).parameters:
+                assert f"\n    {key} : " in doc or f", {key}" in doc or f" {key}," in doc, (
+                    name,
+                    key,
+                )

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import inspect
 import numbers
+import re
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -149,16 +150,57 @@ def normalise(name: str, value: object) -> object:
     return PARAMETERS[name].check(value)
 
 
+#: the documentation of shared parameters, written once: a docstring line ``{name}``,
+#: alone and indented, becomes the parameter's numpydoc entry (see :func:`validated`)
+SHARED_DOCS = {
+    "progress": (
+        "progress : None, True or callable, optional\n"
+        "    ``True`` prints the replicates done to stderr every few seconds; a callable is\n"
+        "    called as ``progress(done, total)`` after each batch of replicates."
+    ),
+    "engine": (
+        'engine : {"numpy", "numba", "auto"}, default "numpy"\n'
+        "    As in :func:`booteval.ci`. Where no compiled kernel covers this function's\n"
+        '    statistic or weights yet, ``"numba"`` runs the NumPy engine and says so in\n'
+        "    ``notes``."
+    ),
+}
+_SHARED_DOC_LINE = re.compile(r"^([ \t]*)\{(" + "|".join(SHARED_DOCS) + r")\}[ \t]*$", re.M)
+
+
+def fill_docs(doc: str | None) -> str | None:
+    """``doc`` with each ``{name}`` line of :data:`SHARED_DOCS` replaced by its entry.
+
+    Examples
+    --------
+    >>> print(fill_docs("Parameters\\n----------\\n{progress}").splitlines()[2])
+    progress : None, True or callable, optional
+    """
+    if not doc:
+        return doc
+
+    def entry(match: re.Match[str]) -> str:
+        indent = match.group(1)
+        return "\n".join(indent + line for line in SHARED_DOCS[match.group(2)].splitlines())
+
+    return _SHARED_DOC_LINE.sub(entry, doc)
+
+
 def validated(fn: F | None = None, *, own: tuple[str, ...] = ()) -> Any:
     """Normalise ``fn``'s declared parameters (:data:`PARAMETERS`) on every call.
 
-    The signature, docstring and name of ``fn`` are kept; the declared names it takes
+    The signature and name of ``fn`` are kept, and its docstring gets the shared entries
+    (:func:`fill_docs`); the declared names it takes
     are listed in ``fn.__booteval_parameters__``. ``own`` names parameters that the
     function checks itself because it accepts more (``power``'s ``alternative`` also
     takes ``"one-sided"``).
     """
     if fn is None:
         return functools.partial(validated, own=own)
+    inner: Any = fn
+    while inner is not None:  # the wrapped functions too: documentation tools unwrap
+        inner.__doc__ = fill_docs(inner.__doc__)
+        inner = getattr(inner, "__wrapped__", None)
     signature = inspect.signature(fn)
     declared = tuple(n for n in signature.parameters if n in PARAMETERS and n not in own)
     if not declared:

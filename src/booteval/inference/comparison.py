@@ -334,9 +334,7 @@ def compare(
         ``"t"`` (paired t, cluster-robust with ``clusters``; the mean only) are
         the classical tests. The test's own result is in ``details["test_result"]``.
 
-    progress : None, True or callable, optional
-        ``True`` prints the replicates done to stderr every few seconds; a callable is
-        called as ``progress(done, total)`` after each batch of replicates.
+    {progress}
     Returns
     -------
     ComparisonResult

@@ -181,9 +181,7 @@ def ci(
     workers : int, optional
         Threads for the resampling (default: all cores). The result does not
         depend on it. Callable metrics always run on one thread.
-    progress : None, True or callable, optional
-        ``True`` prints the replicates done to stderr every few seconds; a callable is
-        called as ``progress(done, total)`` after each batch of replicates.
+    {progress}
     engine : {"numpy", "numba", "auto"}
         ``"numpy"`` (default) draws the resamples with NumPy. ``"numba"`` uses
         the optional compiled kernels (``pip install "booteval[fast]"``), which

@@ -225,9 +225,7 @@ def leaderboard(
     system_col, row_col, output_col, label_col : column names, optional
         For a long DataFrame.
 
-    progress : None, True or callable, optional
-        ``True`` prints the replicates done to stderr every few seconds; a callable is
-        called as ``progress(done, total)`` after each batch of replicates.
+    {progress}
     Returns
     -------
     LeaderboardResult

@@ -259,9 +259,7 @@ def permutation_test(
     workers : int, optional
         Threads (default: all cores) for registry metrics; a callable metric runs on
         one thread. Never changes the result.
-    engine : {"numpy", "numba", "auto"}, default "numpy"
-        As in :func:`booteval.ci`. No compiled kernel covers this function yet:
-        ``"numba"`` runs the NumPy engine and says so in ``notes``.
+    {engine}
     progress : None, True or callable, optional
         ``True`` prints the swaps done to stderr every few seconds; a callable is called
         as ``progress(done, total)`` after each batch of swaps.

@@ -205,12 +205,8 @@ def wild_cluster_ci(
         Replicates per batch (bounds memory); never changes the result.
     workers : int, optional
         Threads for the replicates (default: all cores). Never changes the result.
-    engine : {"numpy", "numba", "auto"}, default "numpy"
-        As in :func:`booteval.ci`. No compiled kernel covers the wild cluster bootstrap
-        yet: ``"numba"`` runs the NumPy engine and says so in ``notes``.
-    progress : None, True or callable, optional
-        ``True`` prints the replicates done to stderr every few seconds; a callable is
-        called as ``progress(done, total)`` after each batch of replicates.
+    {engine}
+    {progress}
 
     Returns
     -------

@@ -171,12 +171,8 @@ def correlate(
     workers : int, optional
         Threads for the bootstrap replicates (default: all cores). Never changes the
         result.
-    engine : {"numpy", "numba", "auto"}, default "numpy"
-        As in :func:`booteval.ci`. No compiled kernel covers the crossed systems x inputs
-        resampling yet: ``"numba"`` runs the NumPy engine and says so in ``notes``.
-    progress : None, True or callable, optional
-        ``True`` prints the replicates done to stderr every few seconds; a callable is
-        called as ``progress(done, total)`` after each batch of replicates.
+    {engine}
+    {progress}
 
     Returns
     -------

@@ -311,9 +311,7 @@ def compare_correlations(
     workers : int, optional
         Threads for the bootstrap replicates and the swap patterns (default: all cores).
         Never changes the result.
-    engine : {"numpy", "numba", "auto"}, default "numpy"
-        As in :func:`booteval.ci`. No compiled kernel covers the crossed resampling yet: ``"numba"``
-        runs the NumPy engine and says so in ``notes``.
+    {engine}
     progress : None, True or callable, optional
         ``True`` prints the replicates done to stderr every few seconds; a callable is
         called as ``progress(done, total)`` after each batch, first of the bootstrap

@@ -267,12 +267,8 @@ def multilabel_ci(
         For replicates with no defined label (only under ``"exclude"``).
     workers : int, optional
         Threads for the resampling (default: all cores); never changes the result.
-    engine : {"numpy", "numba", "auto"}, default "numpy"
-        As in :func:`booteval.ci`. No compiled kernel covers this function yet:
-        ``"numba"`` runs the NumPy engine and says so in ``notes``.
-    progress : None, True or callable, optional
-        ``True`` prints the replicates done to stderr every few seconds; a callable is
-        called as ``progress(done, total)`` after each batch of replicates.
+    {engine}
+    {progress}
 
     Returns
     -------

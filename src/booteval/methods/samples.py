@@ -241,9 +241,7 @@ def nested_ci(
         As for :func:`booteval.ci`; with ``resample="items"`` the run is :func:`booteval.ci`'s
         on the question means (so the compiled engine applies there); otherwise no compiled
         kernel covers the two-level draws yet and ``engine="numba"`` says so in ``notes``.
-    progress : None, True or callable, optional
-        ``True`` prints the replicates done to stderr every few seconds; a callable is
-        called as ``progress(done, total)`` after each batch of replicates.
+    {progress}
 
     Returns
     -------

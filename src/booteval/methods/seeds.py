@@ -283,9 +283,7 @@ def pool_seeds(
         undefined for any run. The compiled kernels do not cover several runs yet:
         ``engine="numba"`` runs the NumPy engine and says so in ``notes``.
 
-    progress : None, True or callable, optional
-        ``True`` prints the replicates done to stderr every few seconds; a callable is
-        called as ``progress(done, total)`` after each batch of replicates.
+    {progress}
     Returns
     -------
     SeedPoolResult
@@ -445,9 +443,7 @@ def compare_methods(
     batch, strata, clusters, on_undefined, workers, engine
         As in :func:`pool_seeds`.
 
-    progress : None, True or callable, optional
-        ``True`` prints the replicates done to stderr every few seconds; a callable is
-        called as ``progress(done, total)`` after each batch of replicates.
+    {progress}
     Returns
     -------
     MethodComparisonResult

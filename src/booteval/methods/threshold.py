@@ -281,14 +281,10 @@ def threshold_ci(
         :func:`booteval.ci`. ``strata_val=y_val`` keeps both classes in every
         validation resample.
     batch : int, optional
-        Replicates processed at once; never changes the result.
-    engine : {"numpy", "numba", "auto"}, default "numpy"
-        As in :func:`booteval.ci`. No compiled kernel covers threshold refits yet:
-        ``"numba"`` runs the NumPy engine and says so in ``notes``. (The refits run on one
-        thread: a callable rule need not be thread-safe, so there is no ``workers``.)
-    progress : None, True or callable, optional
-        ``True`` prints the replicates done to stderr every few seconds; a callable is
-        called as ``progress(done, total)`` after each batch of replicates.
+        Replicates processed at once; never changes the result. The refits run on one
+        thread (a callable rule need not be thread-safe), so there is no ``workers``.
+    {engine}
+    {progress}
     on_undefined : {"drop", "raise"}
     bca_ties : {"half", "below"}
 
@@ -406,7 +402,7 @@ def threshold_compare(
         As in :func:`threshold_ci`; each system gets its own threshold from the same rule.
     pos_label, strata_val, clusters_val, strata_test, clusters_test, batch, on_undefined, bca_ties
         As in :func:`threshold_ci`.
-    engine
+    engine, progress
         As in :func:`threshold_ci`.
     alternative : {"two-sided", "greater", "less"}
         ``"greater"`` tests whether B's metric is larger.

@@ -401,9 +401,7 @@ def bootstrap_training(
         Parallel refits through joblib (default: all cores; 1: no joblib).
         Never changes the result. (``n_jobs``, joblib's name, is accepted for one more
         release, ``-1`` meaning all cores; so are ``test_strata`` and ``test_clusters``.)
-    engine : {"numpy", "numba", "auto"}, default "numpy"
-        As in :func:`booteval.ci`. No compiled kernel covers model refits yet: ``"numba"``
-        runs the NumPy engine and says so in ``notes``.
+    {engine}
     backend : str, optional
         joblib backend (default ``"loky"``, processes; ``"threading"`` for
         estimators that release the GIL or cannot be pickled).

@@ -343,12 +343,8 @@ def wild_ci(
         Threads for the resampling (default: all cores) when the statistic is a
         coefficient of the default fit; a callable statistic or fit runs on one thread.
         Never changes the result.
-    engine : {"numpy", "numba", "auto"}, default "numpy"
-        As in :func:`booteval.ci`. No compiled kernel covers this function yet:
-        ``"numba"`` runs the NumPy engine and says so in ``notes``.
-    progress : None, True or callable, optional
-        ``True`` prints the replicates done to stderr every few seconds; a callable is
-        called as ``progress(done, total)`` after each batch of replicates.
+    {engine}
+    {progress}
 
     Returns
     -------
