@@ -328,3 +328,51 @@ def test_kernels_are_cached_in_a_user_cache_directory_not_the_package(tmp_path):
     assert any((tmp_path / "booteval" / "numba").rglob("*.nbi"))
     after = {p.name for p in package.glob("*.nb*")} if package.is_dir() else set()
     assert after == before
+
+
+# ------------------------------------------------- several systems on shared resamples
+def test_paired_systems_share_each_replicates_draws(scores: np.ndarray) -> None:
+    b_scores = scores * 0.9 + np.random.default_rng(5).normal(0.0, 0.3, scores.size)
+    kw = {"seed": 3, "n_resamples": 300, "engine": "numba", "method": "percentile"}
+    r = booteval.compare(scores, b_scores, **kw)
+    # each system's replicates are exactly ci's on the compiled stream: the same draws
+    assert np.array_equal(r.distribution_a, booteval.ci(scores, **kw).distribution)
+    assert np.array_equal(r.distribution_b, booteval.ci(b_scores, **kw).distribution)
+    assert np.allclose(r.distribution, r.distribution_b - r.distribution_a, rtol=0, atol=1e-12)
+    assert r.design.endswith("numba engine") and not r.notes
+    board = booteval.leaderboard({"a": scores, "b": b_scores}, **kw)
+    assert board.design.endswith("numba engine")
+    assert np.array_equal(board.rank_distribution.shape, (300, 2))
+
+
+def test_paired_kernel_is_independent_of_batch_and_workers(scores: np.ndarray) -> None:
+    runs = [
+        booteval.leaderboard(
+            {"a": scores, "b": scores**0.5, "c": np.log1p(scores)},
+            seed=8, n_resamples=700, engine="numba", method="percentile", **extra,
+        )
+        for extra in ({}, {"batch": 64, "workers": 1}, {"batch": 500, "workers": 2})
+    ]  # fmt: skip
+    for other in runs[1:]:
+        assert np.array_equal(other.rank_distribution, runs[0].rank_distribution)
+        assert [e.low for e in other.entries] == [e.low for e in runs[0].entries]
+
+
+def test_paired_kernel_agrees_with_the_numpy_engine(scores: np.ndarray) -> None:
+    other = scores * 0.8 + np.random.default_rng(6).normal(0.0, 0.5, scores.size)
+    kw = {"seed": 9, "n_resamples": 3000, "method": "percentile"}
+    fast = booteval.compare(scores, other, engine="numba", **kw)
+    slow = booteval.compare(scores, other, **kw)
+    sd_fast, sd_slow = np.std(fast.distribution), np.std(slow.distribution)
+    # the SD of a bootstrap SD from B = 3000 replicates is about 1.3 %; 8 % is 6 of them
+    assert abs(sd_fast / sd_slow - 1) < 0.08
+    assert abs(fast.distribution.mean() - slow.distribution.mean()) < 0.2 * sd_slow
+
+
+def test_paired_discrete_systems_fall_back_with_a_note() -> None:
+    y = np.arange(200) % 2
+    a, b = (np.arange(200) % 3 == 0).astype(int), (np.arange(200) % 5 == 0).astype(int)
+    kw = {"metric": "accuracy", "seed": 1, "n_resamples": 200}
+    r = booteval.compare(y, a, b, engine="numba", **kw)
+    assert any("NumPy engine was used" in note for note in r.notes)
+    assert np.array_equal(r.distribution, booteval.compare(y, a, b, **kw).distribution)

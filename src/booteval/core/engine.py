@@ -327,10 +327,12 @@ def run_on_engine(
     want_se: bool = False,
     workers: int | None = None,
     batch: int | None = None,
-) -> tuple[np.ndarray, np.ndarray | None, tuple[str, ...]]:
-    """:func:`run_replicates` on the engine ``opts.engine`` names: replicates, SEs and notes.
+) -> tuple[np.ndarray, np.ndarray | None, tuple[str, ...], str]:
+    """:func:`run_replicates` on the engine ``opts.engine`` names.
 
-    The compiled kernels run where ``opts.engine`` asks for them and they cover the
+    Returns the replicates, their standard errors (or ``None``), the notes, and the
+    engine that ran (``", numba engine"`` to append to the design's description, or
+    ``""``). The compiled kernels run where ``opts.engine`` asks for them and they cover the
     evaluator and its weight source (see :func:`compiled_runner`); the notes say when
     ``engine="numba"`` was asked for and the NumPy engine ran. ``workers`` and ``batch``
     default to the options' own.
@@ -341,7 +343,7 @@ def run_on_engine(
         opts.batch if batch is None else batch, want_se=want_se, n_inner=opts.n_inner,
         workers=opts.workers if workers is None else workers, compiled=compiled,
     )  # fmt: skip
-    return reps, ses, (note,) if note else ()
+    return reps, ses, (note,) if note else (), ", numba engine" if compiled is not None else ""
 
 
 def _announce(seconds: float, n_resamples: int, n_workers: int) -> None:

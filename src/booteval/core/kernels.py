@@ -328,6 +328,9 @@ def plan(evaluator: object, design: object) -> Runner | str:
         return f"the compiled engine covers iid designs only, not a {d.kind} design"
     if d.n_rows < 1 or d.n_rows > MAX_ROWS:
         return f"the compiled engine needs 1 to {MAX_ROWS} rows"
+    parts = getattr(evaluator, "parts", None)  # StackedEvaluator: systems on shared weights
+    if parts is not None:
+        return _stacked_runner(parts)
     shift = 0.0
     ev = evaluator
     if isinstance(ev, ShiftedEvaluator):
@@ -338,8 +341,6 @@ def plan(evaluator: object, design: object) -> Runner | str:
         return _sum_runner(ev, shift)
     if isinstance(ev, AucEvaluator):
         return _auc_runner(ev)
-    if hasattr(evaluator, "parts"):  # StackedEvaluator: several systems on shared resamples
-        return "the compiled engine has no kernel for several systems on shared resamples yet"
     return "the compiled engine has no kernel for this statistic yet"
 
 
@@ -373,6 +374,54 @@ def _sum_runner(ev: object, shift: float) -> Runner | str:
         return values, ses
 
     run.has_standard_error = with_se is not None  # type: ignore[attr-defined]
+    return run
+
+
+def _stacked_runner(parts: list[object]) -> Runner | str:
+    """Several sum metrics on shared resamples: one draw per replicate for all of them.
+
+    The systems' per-row statistics sit side by side in one matrix, so replicate ``b``
+    draws its rows once and every system's sums come from the same draws (the pairing of
+    a comparison), with the stream of :func:`_sum_runner`.
+    """
+    import scipy.sparse as sp
+
+    from ..metrics.base import SumEvaluator
+    from ..metrics.regression import ShiftedEvaluator
+
+    shifts, evaluators = [], []
+    for part in parts:
+        shift = 0.0
+        if isinstance(part, ShiftedEvaluator):
+            shift, part = part.shift, part.inner
+        if not isinstance(part, SumEvaluator) or sp.issparse(part.unit_stats):
+            return (
+                "the compiled engine covers several systems only for metrics that are sums "
+                "of dense per-row statistics"
+            )
+        shifts.append(shift)
+        evaluators.append(part)
+    if len({ev.unit_stats.shape[0] for ev in evaluators}) != 1:
+        return "the compiled engine needs the systems on the same rows"
+    widths = [ev.unit_stats.shape[1] for ev in evaluators]
+    stats = np.ascontiguousarray(np.hstack([ev.unit_stats for ev in evaluators]), dtype=np.float64)
+    edges = np.r_[0, np.cumsum(widths)]
+
+    def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
+        k0, k1 = stream_key(seed)
+
+        def kernel(lo: int, hi: int) -> np.ndarray:
+            out = np.empty((hi - lo, stats.shape[1]))
+            _sum_kernel(stats, k0, k1, np.int64(lo), out)
+            return out
+
+        sums = _run_chunks(kernel, start, stop).reshape(stop - start, stats.shape[1])
+        values = np.empty((stop - start, len(evaluators)))
+        for j, (ev, shift) in enumerate(zip(evaluators, shifts, strict=True)):
+            values[:, j] = np.asarray(ev.from_sums(sums[:, edges[j] : edges[j + 1]])) + shift
+        return values, None
+
+    run.has_standard_error = False  # type: ignore[attr-defined]
     return run
 
 

@@ -371,7 +371,7 @@ def compare(
             )
     b = opts.n_resamples
     diff_ev = _Difference(stacked)
-    reps, _, engine_notes = run_on_engine(stacked, design, opts)
+    reps, _, engine_notes, ran = run_on_engine(stacked, design, opts)
     ses = None
     if opts.method == "studentized":
         _, ses = run_replicates(
@@ -436,7 +436,7 @@ def compare(
         interval_a=(own[0].low, own[0].high), interval_b=(own[1].low, own[1].high), n=n,
         n_clusters=design.n_clusters, n_resamples=b, seed=opts.seed, n_undefined=n_undefined,
         mcse_low=out.mcse_low, mcse_high=out.mcse_high,
-        design="paired " + design.describe(), distribution=freeze(diffs),
+        design="paired " + design.describe() + ran, distribution=freeze(diffs),
         distribution_a=freeze(np.ascontiguousarray(reps[:, 0])),
         distribution_b=freeze(np.ascontiguousarray(reps[:, 1])), notes=(*out.notes, *engine_notes),
         details=details,

@@ -327,7 +327,7 @@ def leaderboard(
 
     # ---- one run: (B, K) replicates on shared weights
     b = opts.n_resamples
-    reps, _, engine_notes = run_on_engine(stacked, design, opts)
+    reps, _, engine_notes, ran = run_on_engine(stacked, design, opts)
     defined = np.isfinite(reps).all(axis=1)
     n_undefined = screen_undefined(
         defined, f"metric {m.label!r} (on at least one system)", opts.on_undefined
@@ -430,7 +430,7 @@ def leaderboard(
         metric=m.label, greater_is_better=gib, entries=tuple(entries), pairs=pairs,
         confidence_level=level, method=opts.method, correction=correction, alpha=alpha,
         rank_ties="min", n=n_rows, n_clusters=design.n_clusters, n_resamples=b,
-        seed=opts.seed, n_undefined=n_undefined, design="paired " + design.describe(),
+        seed=opts.seed, n_undefined=n_undefined, design="paired " + design.describe() + ran,
         system_names=tuple(names), distribution=freeze(reps),
         jackknife=freeze(jack), notes=tuple(notes), bca_ties=opts.bca_ties, bounds=m.bounds,
     )  # fmt: skip

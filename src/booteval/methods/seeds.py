@@ -159,7 +159,9 @@ def _bind_runs(
 def _run_matrix(
     stacked: StackedEvaluator, design: Design, opts: RunOptions
 ) -> tuple[np.ndarray, tuple[str, ...]]:
-    reps, _, notes = run_on_engine(stacked, design, opts)
+    reps, _, notes, ran = run_on_engine(stacked, design, opts)
+    if ran:
+        notes = (*notes, "replicates from the compiled (numba) engine")
     return reps, notes
 
 
