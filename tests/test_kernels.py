@@ -376,3 +376,17 @@ def test_paired_discrete_systems_fall_back_with_a_note() -> None:
     r = booteval.compare(y, a, b, engine="numba", **kw)
     assert any("NumPy engine was used" in note for note in r.notes)
     assert np.array_equal(r.distribution, booteval.compare(y, a, b, **kw).distribution)
+
+
+def test_the_command_line_takes_the_engine(tmp_path, capsys, scores: np.ndarray) -> None:
+    from booteval.cli import main
+
+    path = tmp_path / "scores.csv"
+    rows = "\n".join(f"{float(x)!r},{float(x * 0.9 + 0.1)!r}" for x in scores[:400])
+    path.write_text("a,b\n" + rows + "\n")
+    common = ["--seed", "2", "-B", "500", "--method", "percentile", "--format", "json", "-q"]
+    assert main(["compare", str(path), "--a", "a", "--b", "b", "--engine", "numba", *common]) == 0
+    out = capsys.readouterr().out
+    kw = {"seed": 2, "n_resamples": 500, "method": "percentile", "engine": "numba"}
+    expected = booteval.compare(scores[:400], scores[:400] * 0.9 + 0.1, **kw)
+    assert "numba engine" in out and f"{expected.low:.4f}"[:6] in out

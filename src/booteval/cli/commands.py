@@ -355,6 +355,7 @@ def _cmd_correlate(args: argparse.Namespace) -> int:
             {c: mats[c] for c in cols}, mats[args.human], level=args.level,
             coefficient=args.coefficient, resample=resample, method=method,
             confidence_level=args.confidence, n_resamples=args.n_resamples, seed=args.seed,
+            engine=args.engine,
             human=args.human,
         )  # fmt: skip
     results = list(out.values())

@@ -340,6 +340,7 @@ def _run_options(args: argparse.Namespace) -> dict[str, Any]:
         "confidence_level": args.confidence,
         "n_resamples": args.n_resamples,
         "seed": args.seed,
+        "engine": args.engine,
     }
 
 

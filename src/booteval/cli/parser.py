@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import NoReturn
 
+from ..core.params import ENGINES
 from .commands import (
     _cmd_ci,
     _cmd_compare,
@@ -110,6 +111,10 @@ def _bootstrap_parent(
         default=None,
         help="random seed (default: fresh entropy, printed with the results)",
     )
+    g.add_argument("--engine", choices=ENGINES, default="numpy",
+                   help="replicate engine: numpy (default), numba (the compiled kernels, "
+                   "pip install 'booteval[fast]'; other numbers for the same seed) or auto "
+                   "(numba where it applies)")  # fmt: skip
     return p
 
 
