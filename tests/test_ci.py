@@ -77,9 +77,20 @@ def _quiet_ci(*args, **kwargs):
 
 
 # --------------------------------------------------------------------- registry
-@pytest.mark.parametrize("method", booteval.METHODS)
-@pytest.mark.parametrize("design", list(DESIGNS))
-@pytest.mark.parametrize("name", METRICS)
+def _registry_cases() -> list:
+    """Every metric, design and method; the fast lane keeps every method on iid rows and
+    every design with the percentile method (the full suite runs all of them)."""
+    return [
+        (name, design, method)
+        if design == "iid" or method == "percentile"
+        else pytest.param(name, design, method, marks=pytest.mark.slow)
+        for method in booteval.METHODS
+        for design in DESIGNS
+        for name in METRICS
+    ]
+
+
+@pytest.mark.parametrize(("name", "design", "method"), _registry_cases())
 def test_registry_invariances(name, design, method):
     data = _data(name)
     kw = dict(metric=name, method=method, n_resamples=120, seed=3, **DESIGNS[design])
@@ -121,6 +132,7 @@ def test_workers_do_not_change_the_result():
     np.testing.assert_array_equal(a.distribution, b.distribution)
 
 
+@pytest.mark.slow
 def test_blas_threads_are_restored_after_overlapping_runs():
     """Runs limit BLAS to one thread while their workers run, and give the setting back,
     also when runs from several user threads overlap."""
@@ -158,6 +170,7 @@ def test_scores_default_to_the_mean():
     assert r.metric == "mean" and r.estimate == pytest.approx(0.55)
 
 
+@pytest.mark.slow
 def test_callables_take_the_generic_path_and_agree_with_the_registry():
     skm = pytest.importorskip("sklearn.metrics")
     y, p = _data("f1")
@@ -475,3 +488,49 @@ def test_enough_units_or_another_method_say_nothing_about_sample_size():
         booteval.ci(rng.random(30), seed=0, n_resamples=500)
         booteval.ci(rng.random(20), seed=0, n_resamples=500, method="percentile")
         booteval.ci(rng.random(300), clusters=np.arange(300) % 30, seed=0, n_resamples=500)
+
+
+# ------------------------------------------------------- n_resamples="auto" (a budget)
+def test_auto_resamples_meet_the_monte_carlo_target_and_equal_a_fixed_run():
+    x = np.random.default_rng(0).lognormal(size=400)
+    r = booteval.ci(x, seed=1, n_resamples="auto", method="percentile")
+    assert r.n_resamples >= 2_000
+    assert max(r.mcse_low, r.mcse_high) <= 0.01 * (r.high - r.low) / 2
+    assert f"B = {r.n_resamples}" in r.notes[-1]
+    fixed = booteval.ci(x, seed=1, n_resamples=r.n_resamples, method="percentile")
+    assert np.array_equal(fixed.distribution, r.distribution)
+    assert (fixed.low, fixed.high) == (r.low, r.high)
+    # the note stays with the result through with_method
+    assert r.with_method("basic").notes[-1] == r.notes[-1]
+
+
+def test_auto_resamples_follow_the_target_and_the_cap():
+    x = np.random.default_rng(2).normal(size=300)
+    loose = booteval.ci(x, seed=0, n_resamples="auto", mcse_target=0.05, method="percentile")
+    tight = booteval.ci(x, seed=0, n_resamples="auto", mcse_target=0.01, method="percentile")
+    assert loose.n_resamples < tight.n_resamples
+    capped = booteval.ci(x, seed=0, n_resamples="auto", max_resamples=4_000)
+    assert capped.n_resamples <= 4_000 and "stopped at max_resamples = 4000" in capped.notes[-1]
+
+
+def test_auto_resamples_warn_once():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        booteval.ci(np.arange(20.0), seed=0, n_resamples="auto", max_resamples=8_000)
+    small = [w for w in caught if issubclass(w.category, booteval.SmallSampleWarning)]
+    assert len(small) == 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"mcse_target": 0.05}, r"`mcse_target`.*n_resamples='auto'"),
+        ({"max_resamples": 5_000}, r"`max_resamples`.*n_resamples='auto'"),
+        ({"n_resamples": "auto", "mcse_target": 1.5}, r"`mcse_target`.*between 0 and 1"),
+        ({"n_resamples": "auto", "max_resamples": 100}, r"`max_resamples`.*>= 2000"),
+        ({"n_resamples": "lots"}, r"`n_resamples`"),
+    ],
+)
+def test_auto_resamples_bad_settings_are_refused(kwargs, match):
+    with pytest.raises(booteval.InvalidInputError, match=match):
+        booteval.ci(np.arange(50.0), seed=0, **kwargs)

@@ -4,17 +4,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from ..core.design import make_design
 from ..core.engine import check_run_options, compiled_runner, run_replicates, screen_undefined
-from ..core.errors import DegenerateIntervalWarning, InvalidInputError, SmallSampleWarning, warn
+from ..core.errors import (
+    DegenerateIntervalWarning,
+    InvalidInputError,
+    SmallSampleWarning,
+    collect_warnings,
+    warn,
+)
 from ..core.intervals import METHODS, resolve_transform
 from ..core.options import accepts_options
 from ..core.params import validated
 from ..core.progress import progress_option
+from ..core.validation import MAX_RESAMPLES
 from ..metrics import Metric, resolve_metric
 from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze
 from .analytic import wilson_interval
@@ -106,14 +114,14 @@ def _proportion_pointer(
 
 
 @accepts_options
-@validated
+@validated(own=("n_resamples",))
 @progress_option
 def ci(
     *data: Any,
     metric: str | Metric | Callable[..., float] | None = None,
     method: str = "bca",
     confidence_level: float = 0.95,
-    n_resamples: int = 10_000,
+    n_resamples: int | str = 10_000,
     seed: int | None = None,
     batch: int | None = None,
     strata: Any = None,
@@ -126,6 +134,8 @@ def ci(
     workers: int | None = None,
     progress: Any = None,
     engine: str = "numpy",
+    mcse_target: float | None = None,
+    max_resamples: int | None = None,
 ) -> CIResult:
     """A metric's point estimate with a bootstrap confidence interval.
 
@@ -148,8 +158,14 @@ def ci(
         bootstrap of ``n_inner`` resamples per replicate otherwise.
     confidence_level : float
         Strictly between 0 and 1.
-    n_resamples : int
-        Number of bootstrap replicates ``B``.
+    n_resamples : int or "auto"
+        Number of bootstrap replicates ``B``. ``"auto"`` sets ``B`` by the Monte Carlo
+        error it buys: it starts at 2,000 and grows until both endpoints' Monte Carlo
+        standard errors are at most ``mcse_target`` times the interval's half-width, or
+        ``B`` reaches ``max_resamples``. Each try is a fresh run of its ``B`` (replicate
+        ``b`` is the same in every run), so the result equals ``ci(...,
+        n_resamples=result.n_resamples)`` for the same seed; ``result.notes`` gives the
+        ``B`` used and the error reached.
     seed : int, optional
         Seeds the run; the same seed gives the same result for any ``batch``.
         When omitted, fresh entropy is drawn and recorded in ``result.seed``.
@@ -182,6 +198,11 @@ def ci(
         Threads for the resampling (default: all cores). The result does not
         depend on it. Callable metrics always run on one thread.
     {progress}
+    mcse_target : float, optional
+        With ``n_resamples="auto"``: the endpoints' Monte Carlo SE as a fraction of the
+        half-width (default 0.01, strictly between 0 and 1).
+    max_resamples : int, optional
+        With ``n_resamples="auto"``: the most resamples it may use (default 200,000).
     engine : {"numpy", "numba", "auto"}
         ``"numpy"`` (default) draws the resamples with NumPy. ``"numba"`` uses
         the optional compiled kernels (``pip install "booteval[fast]"``), which
@@ -214,12 +235,13 @@ def ci(
     >>> print(r.format(scale=100, digits=1))
     80.0 (71.0, 87.0)
     """
+    budget = _check_budget(n_resamples, mcse_target, max_resamples)
     opts = check_run_options(
-        confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, method=method,
+        confidence_level=confidence_level,
+        n_resamples=_AUTO_START if budget else n_resamples, seed=seed, method=method,
         on_undefined=on_undefined, bca_ties=bca_ties, batch=batch, n_inner=n_inner,
         workers=workers, engine=engine,
     )  # fmt: skip
-    level, b, seed_int, method = opts.confidence_level, opts.n_resamples, opts.seed, opts.method
     if not data:
         raise InvalidInputError(
             "data", "at least one array (scores, or y_true and y_pred)", "no arrays"
@@ -243,7 +265,25 @@ def ci(
             f"data where it evaluates to {estimate}",
         )
     tr = resolve_transform(transform, evaluator.count)
+    if budget is None:
+        return _run(m, arrays, design, evaluator, estimate, tr, opts, opts.n_resamples, ())
+    return _run_to_budget(m, arrays, design, evaluator, estimate, tr, opts, *budget)
 
+
+def _run(
+    m: Metric,
+    arrays: tuple[np.ndarray, ...],
+    design: Any,
+    evaluator: Any,
+    estimate: float,
+    tr: Any,
+    opts: Any,
+    b: int,
+    extra_notes: tuple[str, ...],
+) -> CIResult:
+    """ci's run of ``b`` replicates and its finish (warnings attributed to ci's caller)."""
+    level, seed_int, method = opts.confidence_level, opts.seed, opts.method
+    n = arrays[0].shape[0]
     want_se = method == "studentized"
     compiled, engine_note = compiled_runner(evaluator, design, opts.engine, want_se=want_se)
     reps, ses = run_replicates(
@@ -255,7 +295,7 @@ def ci(
     small = _small_sample_pointer(m.name, arrays, design, method)
     if small:
         engine_notes += (small,)
-        warn(small, SmallSampleWarning, stacklevel=2)
+        warn(small, SmallSampleWarning, stacklevel=3)
     defined = np.isfinite(reps)
     n_undefined = screen_undefined(
         defined, f"metric {m.label!r}", opts.on_undefined,
@@ -268,7 +308,7 @@ def ci(
         pointer = _proportion_pointer(m.name, arrays, estimate, design, opts.confidence_level)
         if pointer:
             engine_notes += (pointer,)
-            warn(pointer, DegenerateIntervalWarning, stacklevel=2)
+            warn(pointer, DegenerateIntervalWarning, stacklevel=3)
     rep_ses = ses[defined] if ses is not None else None
     if (
         tr is not None
@@ -306,10 +346,82 @@ def ci(
         replicate_standard_errors=freeze(rep_ses), estimate_standard_error=se_hat,
         _recompute=IntervalRecipe(
             METHODS, transform=tr, bounds=bounds, ties=opts.bca_ties,
-            notes_after=engine_notes, jackknife=jackknife,
+            notes_after=engine_notes + extra_notes, jackknife=jackknife,
         ),
     )  # fmt: skip
     return run.with_method(method)
+
+
+#: ``n_resamples="auto"``: the first ``B``, and the defaults of its target and cap
+_AUTO_START = 2_000
+_AUTO_TARGET = 0.01
+_AUTO_MAX = 200_000
+
+
+def _check_budget(
+    n_resamples: object, mcse_target: object, max_resamples: object
+) -> tuple[float, int] | None:
+    """``(target, cap)`` for ``n_resamples="auto"``; ``None`` for a fixed ``B``."""
+    if not (isinstance(n_resamples, str) and n_resamples == "auto"):
+        for name, value in (("mcse_target", mcse_target), ("max_resamples", max_resamples)):
+            if value is not None:
+                raise InvalidInputError(
+                    name, "None unless n_resamples='auto'", f"{value!r} with a fixed n_resamples"
+                )
+        return None
+    target = _AUTO_TARGET if mcse_target is None else mcse_target
+    if isinstance(target, bool) or not isinstance(target, int | float) or not 0 < target < 1:
+        raise InvalidInputError("mcse_target", "a number strictly between 0 and 1", repr(target))
+    cap = _AUTO_MAX if max_resamples is None else max_resamples
+    if isinstance(cap, bool) or not isinstance(cap, int | np.integer) or cap < _AUTO_START:
+        raise InvalidInputError("max_resamples", f"an integer >= {_AUTO_START}", repr(cap))
+    return float(target), int(min(cap, MAX_RESAMPLES))
+
+
+def _run_to_budget(
+    m: Metric,
+    arrays: tuple[np.ndarray, ...],
+    design: Any,
+    evaluator: Any,
+    estimate: float,
+    tr: Any,
+    opts: Any,
+    target: float,
+    cap: int,
+) -> CIResult:
+    """Runs of growing ``B`` until the endpoints' Monte Carlo SE meets the target."""
+    b = min(_AUTO_START, cap)
+    while True:
+        with collect_warnings() as caught:  # only the last run's warnings are the result's
+            r = _run(m, arrays, design, evaluator, estimate, tr, opts, b, ())
+        half = (r.high - r.low) / 2
+        worst = max(r.mcse_low, r.mcse_high)
+        if not (math.isfinite(worst) and half > 0) or worst <= target * half or b >= cap:
+            break
+        # the Monte Carlo SE falls as 1 / sqrt(B): aim a little past the target, growing
+        # at most fourfold a step (the SE estimate itself is noisy, and coarse for
+        # replicates that take few distinct values)
+        need = b * (worst / (target * half)) ** 2 * 1.1
+        b = int(min(cap, 4 * b, max(2 * b, math.ceil(need / 1000) * 1000)))
+    for w in caught:
+        warn(w.message, w.category, stacklevel=3)
+    if not (math.isfinite(worst) and half > 0):
+        note = (
+            f"n_resamples='auto': B = {b}; the interval has no width to measure the Monte "
+            "Carlo error against"
+        )
+    elif worst <= target * half:
+        note = (
+            f"n_resamples='auto': B = {b}, the endpoints' Monte Carlo SE is "
+            f"{worst / half:.2%} of the half-width (target {target:.2%})"
+        )
+    else:
+        note = (
+            f"n_resamples='auto' stopped at max_resamples = {cap}: the endpoints' Monte "
+            f"Carlo SE is {worst / half:.2%} of the half-width (target {target:.2%})"
+        )
+    recipe = replace(r._recompute, notes_after=(*r._recompute.notes_after, note))
+    return replace(r, _recompute=recipe).with_method(opts.method)
 
 
 def _effective_n(
