@@ -86,6 +86,18 @@ NO_INTERVAL: Mapping[str, Any] = MappingProxyType(
 )
 
 
+def with_notes(lines: list[str], notes: tuple[str, ...], indent: str = "  ") -> str:
+    """A description's lines, then a line for each note, joined with newlines.
+
+    Examples
+    --------
+    >>> print(with_notes(["mean: 0.5"], ("few rows",)))
+    mean: 0.5
+      note: few rows
+    """
+    return "\n".join([*lines, *(f"{indent}note: {note}" for note in notes)])
+
+
 class Result:
     """The protocol every result of booteval follows (a base of frozen dataclasses).
 
@@ -215,8 +227,7 @@ class Result:
             run.append(f"seed = {self.seed}")
         if run:
             lines.append("  " + ", ".join(run))
-        lines.extend(f"  note: {note}" for note in self.notes)
-        return "\n".join(lines)
+        return with_notes(lines, self.notes)
 
 
 class Difference(Result):
@@ -462,8 +473,7 @@ class CIResult(Result):
                 f"  {self.n_clusters} clusters; effective sample size {self.effective_n:.1f} "
                 f"of {self.n} rows"
             )
-        lines.extend(f"  note: {note}" for note in self.notes)
-        return "\n".join(lines)
+        return with_notes(lines, self.notes)
 
     def __repr__(self) -> str:
         return (

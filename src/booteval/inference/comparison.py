@@ -27,7 +27,7 @@ from ..core.params import ALTERNATIVES, validated
 from ..core.progress import progress_option
 from ..metrics import Metric
 from ..metrics.base import Evaluator
-from ..results import Difference, freeze
+from ..results import Difference, freeze, with_notes
 
 __all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]
 
@@ -149,8 +149,7 @@ class ComparisonResult(Difference):
             f"; {self.name_b}: {format_triplet(self.estimate_b, *self.interval_b, scale=scale, digits=digits)}",  # noqa: E501
             f"  standard error of the difference {self.standard_error * scale:.{digits}g}",
         ]
-        lines.extend(f"  note: {note}" for note in self.notes)
-        return "\n".join(lines)
+        return with_notes(lines, self.notes)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-data view (no arrays)."""

@@ -13,7 +13,7 @@ from ..core.errors import InvalidInputError
 from ..core.format import format_p_value, format_triplet
 from ..core.intervals import compute_interval
 from ..core.lazy import stats
-from ..results import Difference, Result, protocol_defaults
+from ..results import Difference, Result, protocol_defaults, with_notes
 from .comparison import bootstrap_p_value
 
 
@@ -380,8 +380,7 @@ class LeaderboardResult(Result):
             f"B = {self.n_resamples} resamples, seed = {self.seed}; "
             f"pairwise p-values adjusted by {self.correction}",
         ]
-        lines.extend(f"note: {note}" for note in self.notes)
-        return "\n".join(lines)
+        return with_notes(lines, self.notes, "")
 
     def __repr__(self) -> str:
         return (

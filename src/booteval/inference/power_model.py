@@ -18,7 +18,7 @@ from ..core.design import encode_groups
 from ..core.errors import InvalidInputError
 from ..core.params import ALTERNATIVES
 from ..core.validation import as_float_array, as_group_labels, check_same_length, describe_value
-from ..results import NO_INTERVAL, Result, protocol_defaults
+from ..results import NO_INTERVAL, Result, protocol_defaults, with_notes
 from .comparison import ComparisonResult
 
 #: accepted values of ``alternative``: power adds ``"one-sided"`` to the tests' three, and
@@ -174,8 +174,7 @@ class PowerAnalysis(Result):
         lines.append(
             "  normal approximation; the estimated standard error stands in for the true one"
         )
-        lines.extend(f"  note: {note}" for note in self.notes)
-        return "\n".join(lines)
+        return with_notes(lines, self.notes)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-data view."""

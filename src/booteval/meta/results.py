@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..core.format import format_triplet
-from ..results import Difference, Result, protocol_defaults
+from ..results import Difference, Result, protocol_defaults, with_notes
 
 __all__ = ["CorrelationComparison", "CorrelationResult", "CoverageRow", "CoverageTable"]
 
@@ -145,8 +145,7 @@ class CorrelationResult(Result):
                 + f"; Monte Carlo error of the endpoints {self.mcse_low * scale:.2g}, "
                 f"{self.mcse_high * scale:.2g}"
             )
-        lines.extend(f"  note: {note}" for note in self.notes)
-        return "\n".join(lines)
+        return with_notes(lines, self.notes)
 
     def __repr__(self) -> str:
         return (
@@ -319,8 +318,7 @@ class CorrelationComparison(Difference):
             )
         if self.p_value_williams is not None:
             lines[-1] += f"; Williams {self.p_value_williams:.4g}"
-        lines.extend(f"  note: {note}" for note in self.notes)
-        return "\n".join(lines)
+        return with_notes(lines, self.notes)
 
 
 @dataclass(frozen=True, eq=False)

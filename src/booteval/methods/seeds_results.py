@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.format import format_triplet
-from ..results import Difference, Result
+from ..results import Difference, Result, with_notes
 
 
 # ------------------------------------------------------------------- results
@@ -109,8 +109,7 @@ class SeedPoolResult(Result):
             f"(seed share {self.seed_share:.0%}); range of one run "
             f"({lo * scale:.{digits}f}, {hi * scale:.{digits}f})",
         ]
-        lines.extend(f"  note: {note}" for note in self.notes)
-        return "\n".join(lines)
+        return with_notes(lines, self.notes)
 
 
 @dataclass(frozen=True, eq=False)

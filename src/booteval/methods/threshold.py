@@ -70,7 +70,7 @@ from ..core.validation import (
     check_names,
 )
 from ..inference.comparison import ALTERNATIVES, ComparisonResult, bootstrap_p_value
-from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze
+from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze, with_notes
 from .threshold_fit import (
     THRESHOLD_METRICS,
     THRESHOLD_RULES,
@@ -140,8 +140,7 @@ class ThresholdCIResult(CIResult):
             lines.append(
                 f"  refitted thresholds: median {mid:.6g}, 95% of them in ({lo:.6g}, {hi:.6g})"
             )
-        lines.extend(f"  note: {note}" for note in self.notes)
-        return "\n".join(lines)
+        return with_notes(lines, self.notes)
 
     def __repr__(self) -> str:
         return (

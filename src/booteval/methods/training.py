@@ -43,7 +43,7 @@ from ..core.progress import resolve_progress
 from ..core.streams import seed_sequence
 from ..core.validation import check_confidence_level, check_positive_int, check_seed
 from ..metrics import Metric, resolve_metric
-from ..results import Result, freeze
+from ..results import Result, freeze, with_notes
 
 __all__ = ["TRAINING_METHODS", "TrainingBootstrapResult", "bootstrap_training"]
 
@@ -149,8 +149,7 @@ class TrainingBootstrapResult(Result):
             )
         if self.n_undefined:
             lines.append(f"  {self.n_undefined} refits with an undefined metric (dropped)")
-        lines.extend(f"  note: {note}" for note in self.notes)
-        return "\n".join(lines)
+        return with_notes(lines, self.notes)
 
 
 # ------------------------------------------------------------------ helpers
