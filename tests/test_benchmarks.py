@@ -40,6 +40,7 @@ def test_every_workload_has_an_id_and_sizes() -> None:
     assert all(workload in names for workload, _ in bench_core.BARS)
 
 
+@pytest.mark.slow
 def test_one_quick_workload_end_to_end(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["--quick", "--only", "accuracy", "--skip-memory", "--max-peer-seconds", "5"]
     assert bench_core.main(argv) == 0

@@ -22,6 +22,12 @@ pd = pytest.importorskip("pandas")
 
 B = "400"
 
+# Every test here starts the installed command (a fresh interpreter, about half a second) at
+# least once. The fast lane (`-m "not slow"`) keeps one run of `ci` per path (a file, a bad
+# file, `power`, `demo`); the other subcommands run in-process in test_fuzz_cli.py,
+# test_logs_cli.py and test_datasets.py, and everything here runs in the full suite.
+slow = pytest.mark.slow
+
 
 def run(
     *args: str, stdin: str | None = None, cwd: Path | None = None
@@ -75,6 +81,7 @@ def write(df: pd.DataFrame, path: Path) -> Path:
 
 
 # ----------------------------------------------------------------------- help and version
+@slow
 def test_version_and_help():
     out = run("--version")
     assert out.returncode == 0 and out.stdout.strip() == f"booteval {booteval.__version__}"
@@ -89,7 +96,9 @@ def test_version_and_help():
 
 
 # ----------------------------------------------------------------------------- ci
-@pytest.mark.parametrize("suffix", [".csv", ".tsv", ".parquet", ".jsonl"])
+@pytest.mark.parametrize(
+    "suffix", [".csv", *(pytest.param(s, marks=slow) for s in (".tsv", ".parquet", ".jsonl"))]
+)
 def test_ci_matches_api_for_every_format(frame, tmp_path, suffix):
     path = write(frame, tmp_path / f"runs{suffix}")
     doc = run_json(
@@ -105,6 +114,7 @@ def test_ci_matches_api_for_every_format(frame, tmp_path, suffix):
     assert doc["provenance"]["seed"] == 3 and doc["provenance"]["n_resamples"] == 400
 
 
+@slow
 def test_ci_clusters_method_level_and_several_systems(frame, tmp_path):
     path = write(frame, tmp_path / "runs.csv")
     doc = run_json(
@@ -119,6 +129,7 @@ def test_ci_clusters_method_level_and_several_systems(frame, tmp_path):
         assert rec["n_clusters"] == 30
 
 
+@slow
 def test_ci_long_format_and_stdin(frame):
     long = pd.concat([
         pd.DataFrame({"system": s, "label": frame["label"], "pred": frame[f"pred_{s}"]})
@@ -133,6 +144,7 @@ def test_ci_long_format_and_stdin(frame):
         assert_same(rec, r)
 
 
+@slow
 def test_ci_metric_parameters(frame, tmp_path):
     path = write(frame, tmp_path / "runs.jsonl")
     doc = run_json("ci", path, "--y-true", "label", "--y-pred", "pred_b", "--metric",
@@ -144,6 +156,7 @@ def test_ci_metric_parameters(frame, tmp_path):
 
 
 # ------------------------------------------------------------------------- outputs
+@slow
 def test_text_markdown_latex_csv_carry_provenance(frame, tmp_path):
     path = write(frame, tmp_path / "runs.csv")
     base = ["ci", path, "--score", "bleu", "--seed", "5", "-B", B, "--scale", "100",
@@ -169,6 +182,7 @@ def test_text_markdown_latex_csv_carry_provenance(frame, tmp_path):
 
 
 # ------------------------------------------------------------------------- compare
+@slow
 def test_compare_wide_and_long_match_api(frame, tmp_path):
     path = write(frame, tmp_path / "runs.parquet")
     doc = run_json(
@@ -223,6 +237,7 @@ def test_compare_wide_and_long_match_api(frame, tmp_path):
 
 
 # --------------------------------------------------------------------- leaderboard
+@slow
 def test_leaderboard_long_matches_api(frame, tmp_path):
     long = pd.concat([
         pd.DataFrame({"model": s, "item": frame["id"], "correct": frame[f"pred_{s}"] ==
@@ -291,9 +306,14 @@ def bad_files(tmp_path):
     return tmp_path
 
 
+def _slow_but(cases: list, *fast: int) -> list:
+    """The cases at the indices ``fast`` stay in the fast lane; the others are slow."""
+    return [c if i in fast else pytest.param(*c, marks=slow) for i, c in enumerate(cases)]
+
+
 @pytest.mark.parametrize(
     ("args", "needles"),
-    [
+    _slow_but([
         (["ci", "missing.csv", "--score", "s"], ["missing.csv", "no such file"]),
         (["ci", "ok.csv", "--score", "nope"], ["ok.csv", "'nope'", "--score", "not found",
                                                "label, pred"]),
@@ -315,7 +335,7 @@ def bad_files(tmp_path):
         (["leaderboard", "ok.csv", "--system", "label", "--score", "pred"], ["--id"]),
         (["ci", "ok.csv", "--score", "pred", "--plot", "fig.jpg"], ["--plot", ".png"]),
         (["ci", "ok.csv", "--score", "pred", "--method", "nope"], ["--method", "nope"]),
-    ],
+    ], 0, 2),
 )  # fmt: skip
 def test_bad_input_exits_2_with_one_line(bad_files, args, needles):
     out = run(*args, cwd=bad_files)
@@ -329,6 +349,7 @@ def test_bad_input_exits_2_with_one_line(bad_files, args, needles):
 
 
 # ---------------------------------------------------------------------------- plots
+@slow
 def test_plot_flag_writes_an_image(frame, tmp_path):
     pytest.importorskip("matplotlib")
     try:
@@ -353,6 +374,7 @@ def test_demo_runs_end_to_end():
 
 
 # ------------------------------------------------------------------------ real data
+@slow
 def test_mmlu_pro_leaderboard_matches_api(tmp_path):
     path = tmp_path / "mmlu_pro_correct.csv"  # the shipped data, as `booteval datasets` writes it
     path.write_bytes(booteval.datasets.csv_bytes("mmlu_pro"))
@@ -367,6 +389,7 @@ def test_mmlu_pro_leaderboard_matches_api(tmp_path):
     assert doc["n_clusters"] == 91
 
 
+@slow
 def test_summeval_correlate_matches_api(tmp_path):
     path = tmp_path / "summeval_long.csv"
     path.write_bytes(booteval.datasets.csv_bytes("summeval"))

@@ -129,6 +129,7 @@ def test_a_tiny_grid_run_twice_gives_identical_lines(tmp_path: Path) -> None:
         )
 
 
+@pytest.mark.slow
 def test_workers_give_the_same_lines(tmp_path: Path) -> None:
     _run(tmp_path / "a.jsonl", [IID, CLUSTERED])
     _run(tmp_path / "b.jsonl", [IID, CLUSTERED], workers=2)
@@ -212,6 +213,7 @@ def test_accuracy_truth_is_p_exactly(p: float) -> None:
     assert spec.estimate(rows) == rows.scores.mean()
 
 
+@pytest.mark.slow
 def test_clustered_truth_agrees_with_independent_computations() -> None:
     """accuracy_p0.9 with clusters of mean size 20: the Monte Carlo truth (2e6 rows from
     the size-biased population of rows) against (a) Gauss-Hermite quadrature over the

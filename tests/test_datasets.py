@@ -125,6 +125,7 @@ def test_small_with_provenance_and_licences():
     assert "Fabbri" in (PACKAGE / "LICENSE-MIT-SummEval.txt").read_text()
 
 
+@pytest.mark.slow
 def test_the_build_script_is_deterministic(tmp_path):
     if not SHARED.is_dir():
         pytest.skip("shared/data is not here")

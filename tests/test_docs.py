@@ -22,7 +22,17 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 DATA = ROOT.parent / "shared" / "data"
 
 
-@pytest.mark.parametrize("path", DOCS, ids=[p.name for p in DOCS])
+#: guides that run seconds of bootstrap on the real data: the full suite runs them
+SLOW_GUIDES = {"leaderboard_mmlu_pro.md", "meta_evaluation.md"}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(p, id=p.name, marks=[pytest.mark.slow] if p.name in SLOW_GUIDES else [])
+        for p in DOCS
+    ],
+)
 def test_guide_examples_run(path):
     if "shared/data" in path.read_text() and not DATA.is_dir():
         pytest.skip(f"{path.name} reads the real data in {DATA}, which is absent")

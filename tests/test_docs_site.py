@@ -19,6 +19,9 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+#: a full site build and a browser: the full suite runs them (`-m "not slow"` skips them)
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 

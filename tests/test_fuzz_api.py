@@ -262,6 +262,7 @@ FUZZ = settings(
 )
 
 
+@pytest.mark.slow  # 150 examples a function; the regressions below stay in the fast lane
 @pytest.mark.parametrize("name", FUNCTIONS)
 def test_public_function_returns_a_sound_result_or_a_booteval_error(name):
     fn = getattr(booteval, name)

@@ -275,6 +275,7 @@ FUZZ = settings(max_examples=150, derandomize=True, deadline=None, database=None
                 suppress_health_check=list(HealthCheck))  # fmt: skip
 
 
+@pytest.mark.slow  # 150 invocations a command; test_known_invocations stays in the fast lane
 @pytest.mark.parametrize("command", sorted(PER_COMMAND))
 def test_cli_exits_0_with_parseable_output_or_2_with_one_line(command):
     codes: list[int] = []

@@ -28,7 +28,7 @@ def test_a_short_run_says_nothing(recwarn):
     assert not [w for w in recwarn if issubclass(w.category, booteval.LongRunWarning)]
 
 
-@pytest.mark.parametrize("batch", [None, 7, 64, 1000])
+@pytest.mark.parametrize("batch", [None, pytest.param(7, marks=pytest.mark.slow), 64, 1000])
 def test_the_timed_first_batch_changes_no_replicate(batch):
     ref = booteval.ci(S, n_resamples=3_000, seed=5, batch=3_000, workers=1)
     r = booteval.ci(S, n_resamples=3_000, seed=5, batch=batch, workers=2)
@@ -77,6 +77,7 @@ def _interrupt_after_start(cmd: list[str], **kwargs) -> tuple[float, int, str]:
             proc.wait()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT delivery differs on Windows")
 @pytest.mark.parametrize("workers", [1, 2])
 def test_ctrl_c_stops_the_api_within_a_second(workers):
@@ -86,6 +87,7 @@ def test_ctrl_c_stops_the_api_within_a_second(workers):
     assert elapsed < _STOPS_WITHIN, f"stopped {elapsed:.1f} s after Ctrl-C"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT delivery differs on Windows")
 def test_ctrl_c_on_the_command_exits_130_with_one_line(tmp_path):
     data = tmp_path / "scores.csv"

@@ -271,6 +271,7 @@ def test_kendall_larger_sample_matches_scipy():
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(
     data=st.lists(

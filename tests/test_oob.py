@@ -245,6 +245,7 @@ def test_extrapolation_uses_same_models_as_bootstrap_errors():
 # --------------------------------------------------------------------------- mlxtend
 
 
+@pytest.mark.slow
 def test_agrees_with_mlxtend_in_distribution():
     mlx = pytest.importorskip("mlxtend.evaluate")
     tree = pytest.importorskip("sklearn.tree")

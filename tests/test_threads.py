@@ -101,7 +101,10 @@ def _numbers(which: str) -> tuple:
     return (r.estimate, r.low, r.high, r.distribution.tobytes())
 
 
-@pytest.mark.parametrize("which", ["ci", "compare", "clustered"])
+# each case starts two fresh interpreters; the fast lane keeps one
+@pytest.mark.parametrize(
+    "which", ["ci", *(pytest.param(w, marks=pytest.mark.slow) for w in ("compare", "clustered"))]
+)
 def test_threads_and_processes_give_the_numbers_of_one_process(which):
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
