@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -265,9 +266,8 @@ def ci(
             f"data where it evaluates to {estimate}",
         )
     tr = resolve_transform(transform, evaluator.count)
-    if budget is None:
-        return _run(m, arrays, design, evaluator, estimate, tr, opts, opts.n_resamples, ())
-    return _run_to_budget(m, arrays, design, evaluator, estimate, tr, opts, *budget)
+    run = partial(_run, m, arrays, design, evaluator, estimate, tr, opts)
+    return run(opts.n_resamples) if budget is None else _run_to_budget(run, opts.method, *budget)
 
 
 def _run(
@@ -279,7 +279,6 @@ def _run(
     tr: Any,
     opts: Any,
     b: int,
-    extra_notes: tuple[str, ...],
 ) -> CIResult:
     """ci's run of ``b`` replicates and its finish (warnings attributed to ci's caller)."""
     level, seed_int, method = opts.confidence_level, opts.seed, opts.method
@@ -346,7 +345,7 @@ def _run(
         replicate_standard_errors=freeze(rep_ses), estimate_standard_error=se_hat,
         _recompute=IntervalRecipe(
             METHODS, transform=tr, bounds=bounds, ties=opts.bca_ties,
-            notes_after=engine_notes + extra_notes, jackknife=jackknife,
+            notes_after=engine_notes, jackknife=jackknife,
         ),
     )  # fmt: skip
     return run.with_method(method)
@@ -379,21 +378,13 @@ def _check_budget(
 
 
 def _run_to_budget(
-    m: Metric,
-    arrays: tuple[np.ndarray, ...],
-    design: Any,
-    evaluator: Any,
-    estimate: float,
-    tr: Any,
-    opts: Any,
-    target: float,
-    cap: int,
+    run: Callable[[int], CIResult], method: str, target: float, cap: int
 ) -> CIResult:
-    """Runs of growing ``B`` until the endpoints' Monte Carlo SE meets the target."""
+    """Runs (``run(B)``) of growing ``B`` until the endpoints' Monte Carlo SE meets the target."""
     b = min(_AUTO_START, cap)
     while True:
         with collect_warnings() as caught:  # only the last run's warnings are the result's
-            r = _run(m, arrays, design, evaluator, estimate, tr, opts, b, ())
+            r = run(b)
         half = (r.high - r.low) / 2
         worst = max(r.mcse_low, r.mcse_high)
         if not (math.isfinite(worst) and half > 0) or worst <= target * half or b >= cap:
@@ -421,7 +412,7 @@ def _run_to_budget(
             f"Carlo SE is {worst / half:.2%} of the half-width (target {target:.2%})"
         )
     recipe = replace(r._recompute, notes_after=(*r._recompute.notes_after, note))
-    return replace(r, _recompute=recipe).with_method(opts.method)
+    return replace(r, _recompute=recipe).with_method(method)
 
 
 def _effective_n(
