@@ -57,15 +57,24 @@ print("finished", flush=True)
 _STOPS_WITHIN = 3.0
 
 
+def _startup_seconds() -> float:
+    """How long a fresh interpreter takes to import the command line, on this machine now."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import booteval.cli"], check=True)
+    return time.perf_counter() - start
+
+
 def _interrupt_after_start(cmd: list[str], **kwargs) -> tuple[float, int, str]:
-    """Start ``cmd``, send SIGINT one second after it prints its first line; return
-    (seconds from SIGINT to exit, exit status, standard error)."""
+    """Start ``cmd``, send SIGINT once it has printed its first line and had time to
+    import booteval (at least a second; three times a fresh import's time on a loaded
+    machine); return (seconds from SIGINT to exit, exit status, standard error)."""
+    settle = max(1.0, 3 * _startup_seconds())
     pipe = subprocess.PIPE
     proc = subprocess.Popen(cmd, stdout=pipe, stderr=pipe, text=True, **kwargs)
     try:
         assert proc.stdout is not None
         proc.stdout.readline()  # the run is under way (or the command is reading)
-        time.sleep(1.0)
+        time.sleep(settle)
         assert proc.poll() is None, "the run finished before it could be interrupted"
         proc.send_signal(signal.SIGINT)
         sent = time.perf_counter()
