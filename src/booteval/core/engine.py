@@ -245,7 +245,8 @@ def run_replicates(
             numba.set_num_threads(previous)
         report(listener, n_resamples, n_resamples)
         return out
-    design = evaluator.design or design
+    if isinstance(design, Design):  # the evaluator's own (e.g. compressed) design
+        design = evaluator.design or design
     size = batch or default_batch(design, n_resamples)
     # an evaluator of several systems returns (batch, K) values
     width = np.shape(evaluator.estimate())

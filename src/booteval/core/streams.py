@@ -49,6 +49,7 @@ STREAMS: dict[str, tuple[int, ...]] = {
     "training": (11,),  # training-set designs, model seeds and test resamples
     "kernels": (12,),  # the compiled engine's per-replicate generators
     "meta.simulation": (13,),  # simulated data sets of a correlation coverage study
+    "poisson": (14,),  # the key of the counter-based Poisson(1) weights (core.philox)
 }
 
 

@@ -1,0 +1,193 @@
+"""Counter-based Poisson(1) bootstrap weights: a pure function of (seed, unit key, replicate).
+
+A unit's weight in a replicate depends on nothing else: not on the order of the units, on
+how they are split into partitions or files, on the batch of replicates, or on the engine.
+That is what lets a Poisson bootstrap run where the rows never meet (one partition per
+worker) and still give the same numbers as one process holding every row.
+
+* The generator is Philox4x32-10 (Salmon, Moraes, Dror and Shaw, "Parallel random numbers:
+  as easy as 1, 2, 3", SC 2011; the Random123 library), checked against the library's
+  published known-answer vectors in ``tests/test_philox.py``. It maps a 128-bit counter and
+  a 64-bit key to four 32-bit words.
+* The counter is ``(unit key low, unit key high, replicate // 4, 0)``; the four words are
+  replicates ``4 b .. 4 b + 3``. The key is two 32-bit words drawn from the run's seed on
+  the ``poisson`` stream of :data:`booteval.core.streams.STREAMS` (every bit of the seed
+  counts, and no other feature shares these numbers).
+* A word ``u`` becomes a Poisson(1) count through a fixed table of 32-bit thresholds
+  (:data:`POISSON1_THRESHOLDS`): the count is the number of thresholds at or below ``u``.
+  The table is the exact cumulative distribution, rounded down to multiples of ``2**-32``,
+  so the counts follow Poisson(1) to 32-bit resolution (a count above 12 has probability
+  ``2**-32`` instead of about ``1.3e-11``).
+* A unit key is a stable row id, or :func:`unit_key` of a cluster label: a fixed, unsalted
+  64-bit BLAKE2b hash of the label's type and text (never Python's ``hash()``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import numbers
+
+import numpy as np
+
+from .design import Design
+from .errors import InvalidInputError
+from .streams import seed_sequence
+
+__all__ = [
+    "POISSON1_THRESHOLDS",
+    "PoissonSource",
+    "philox4x32_10",
+    "philox_key",
+    "poisson_weights",
+    "unit_key",
+    "unit_keys",
+]
+
+_M0, _M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
+_W0, _W1 = np.uint64(0x9E3779B9), np.uint64(0xBB67AE85)
+_LOW = np.uint64(0xFFFFFFFF)
+_SHIFT = np.uint64(32)
+
+#: ``floor(2**32 * P(K <= k))`` for ``K ~ Poisson(1)``, ``k = 0 .. 12`` (exact; see the tests)
+POISSON1_THRESHOLDS = np.array(
+    [
+        1580030168, 3160060337, 3950075421, 4213413783, 4279248373, 4292415291, 4294609777,
+        4294923276, 4294962463, 4294966817, 4294967252, 4294967292, 4294967295,
+    ],
+    dtype=np.uint64,
+)  # fmt: skip
+
+
+def philox4x32_10(counter: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """Philox4x32-10 of ``counter`` (``(..., 4)`` words) under ``key`` (``(..., 2)`` words).
+
+    Vectorized over the leading axes; every word is an unsigned 32-bit value held in any
+    integer dtype. Returns ``(..., 4)`` ``uint32`` words.
+
+    Examples
+    --------
+    >>> out = philox4x32_10(np.zeros(4, dtype=np.uint32), np.zeros(2, dtype=np.uint32))
+    >>> [f"{w:08x}" for w in out]
+    ['6627e8d5', 'e169c58d', 'bc57ac4c', '9b00dbd8']
+    """
+    c = np.asarray(counter).astype(np.uint64) & _LOW
+    k = np.asarray(key).astype(np.uint64) & _LOW
+    c0, c1, c2, c3 = c[..., 0], c[..., 1], c[..., 2], c[..., 3]
+    k0, k1 = k[..., 0], k[..., 1]
+    for r in range(10):
+        if r:
+            k0, k1 = (k0 + _W0) & _LOW, (k1 + _W1) & _LOW
+        p0, p1 = _M0 * c0, _M1 * c2  # 64-bit products of 32-bit words: exact
+        c0, c1, c2, c3 = (p1 >> _SHIFT) ^ c1 ^ k0, p1 & _LOW, (p0 >> _SHIFT) ^ c3 ^ k1, p0 & _LOW
+    return np.stack([c0, c1, c2, c3], axis=-1).astype(np.uint32)
+
+
+def unit_key(label: object) -> int:
+    """The 64-bit key of a cluster label: a fixed hash of its type and text.
+
+    Integers (Python or NumPy) hash as integers, so ``3`` and ``np.int64(3)`` share a key;
+    strings as UTF-8 text; floats by their shortest round-trip text. Other types are refused.
+
+    Examples
+    --------
+    >>> unit_key("user-17") == unit_key(np.str_("user-17")), unit_key(3) == unit_key(np.int8(3))
+    (True, True)
+    >>> unit_key(3) == unit_key("3")
+    False
+    """
+    if isinstance(label, bool | np.bool_):
+        text = b"b:" + str(bool(label)).encode()
+    elif isinstance(label, numbers.Integral):
+        text = b"i:" + str(int(label)).encode()
+    elif isinstance(label, str):
+        text = b"s:" + label.encode("utf-8")
+    elif isinstance(label, numbers.Real):
+        text = b"f:" + repr(float(label)).encode()
+    elif isinstance(label, bytes):
+        text = b"y:" + label
+    else:
+        raise InvalidInputError(
+            "clusters",
+            "labels that are integers, strings, floats or bytes (hashed to stable 64-bit keys)",
+            f"a label of type {type(label).__name__}",
+        )
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little")
+
+
+def unit_keys(labels: object) -> np.ndarray:
+    """:func:`unit_key` of each label, as ``uint64``."""
+    return np.array([unit_key(v) for v in np.asarray(labels, dtype=object)], dtype=np.uint64)
+
+
+def philox_key(seed: int) -> np.ndarray:
+    """The two 32-bit key words of the Poisson weights for the run's ``seed``."""
+    return seed_sequence("poisson", seed).generate_state(2, np.uint32).astype(np.uint64)
+
+
+def poisson_weights(seed: int, keys: np.ndarray, start: int, stop: int) -> np.ndarray:
+    """Poisson(1) weights of the units ``keys`` in replicates ``start .. stop - 1``.
+
+    Returns ``(stop - start, len(keys))`` ``float64`` counts. Entry ``(b, i)`` depends only
+    on ``seed``, ``keys[i]`` and ``start + b``.
+
+    Examples
+    --------
+    >>> w = poisson_weights(7, np.arange(5, dtype=np.uint64), 0, 6)
+    >>> bool((poisson_weights(7, np.arange(2, 4, dtype=np.uint64), 3, 5) == w[3:5, 2:4]).all())
+    True
+    """
+    keys = np.asarray(keys, dtype=np.uint64)
+    if stop <= start:
+        return np.zeros((0, keys.size))
+    blocks = np.arange(start // 4, (stop - 1) // 4 + 1, dtype=np.uint64)
+    counter = np.empty((blocks.size, keys.size, 4), dtype=np.uint64)
+    counter[..., 0] = keys[None, :] & _LOW
+    counter[..., 1] = keys[None, :] >> _SHIFT
+    counter[..., 2] = blocks[:, None]
+    counter[..., 3] = 0
+    key = philox_key(seed)
+    words = philox4x32_10(counter, key)  # (blocks, units, 4): replicate 4 b + j in word j
+    counts = np.searchsorted(POISSON1_THRESHOLDS, words.astype(np.uint64), side="right")
+    rows = counts.transpose(0, 2, 1).reshape(-1, keys.size)  # replicate-major
+    first = start - 4 * (start // 4)
+    return rows[first : first + stop - start].astype(np.float64)
+
+
+class PoissonSource:
+    """A weight source of counter-based Poisson(1) weights for the units of ``design``.
+
+    Rows are keyed by ``row_ids`` (their positions by default), clusters by
+    :func:`unit_key` of their labels; a compressed design's cell gets the sum of its rows'
+    weights, so it equals the row-level bootstrap exactly. Strata are not kept: every
+    unit's weight is independent, so stratum totals vary from replicate to replicate.
+    Implements the weight-source protocol of :func:`booteval.core.engine.run_replicates`.
+    """
+
+    def __init__(
+        self, design: Design, clusters: object = None, row_ids: np.ndarray | None = None
+    ) -> None:
+        self.design = design
+        if design.clustered:
+            labels = np.asarray(clusters, dtype=object)
+            first = np.empty(design.n_units, dtype=np.intp)
+            first[design.unit_of_row[::-1]] = np.arange(design.n_rows)[::-1]
+            self.keys = unit_keys(labels[first])
+        else:
+            ids = np.arange(design.n_rows) if row_ids is None else np.asarray(row_ids)
+            self.keys = ids.astype(np.uint64)
+        self._cells = None
+        if design.compressed:
+            import scipy.sparse as sp
+
+            ones = np.ones(design.n_rows)
+            rows = np.arange(design.n_rows)
+            shape = (design.n_rows, design.n_units)
+            self._cells = sp.csr_matrix((ones, (rows, design.unit_of_row)), shape=shape)
+        # about 2**20 weights per block
+        self.block_size = max(1, min(1024, (1 << 20) // max(self.keys.size, 1)))
+
+    def unit_weights(self, seed: int, start: int, stop: int) -> np.ndarray:
+        w = poisson_weights(seed, self.keys, start, stop)
+        if self._cells is not None:
+            return np.asarray((self._cells.T @ w.T).T)
+        return w
