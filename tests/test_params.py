@@ -22,6 +22,7 @@ BAD = {
     "batch": [0, -1, 1.5, "8"],
     "workers": [0, -2, 1.5, "4"],
     "engine": ["cuda", 1, None],
+    "design": ["bayesian", 0, None],
     "digits": [-1, 21, 1.5, "2", None],
     "scale": [0, float("nan"), float("inf"), "100", None],
     "on_undefined": ["skip", None, 1],

@@ -143,3 +143,21 @@ def test_poisson_design_refuses_what_it_cannot_do():
         booteval.ci(X, seed=0, n_resamples=100, design="poison")
     with pytest.raises(booteval.InvalidInputError, match=r"`method`.*design='poisson'"):
         booteval.ci(X, seed=0, n_resamples=100, design="poisson", method="studentized")
+
+
+def test_poisson_compare_and_leaderboard_share_ci_s_weights():
+    rng = np.random.default_rng(4)
+    a = rng.normal(size=400)
+    b = a + rng.normal(0.05, 0.5, 400)
+    kw = {"seed": 4, "n_resamples": 300, "design": "poisson", "method": "percentile"}
+    pair = booteval.compare(a, b, **kw)
+    # each system's replicates are ci's: the same Poisson weights for the same rows
+    assert np.allclose(pair.distribution_a, booteval.ci(a, **kw).distribution, rtol=1e-13)
+    assert np.allclose(pair.distribution_b, booteval.ci(b, **kw).distribution, rtol=1e-13)
+    assert pair.design == "paired iid Poisson bootstrap (400 rows)"
+    board = booteval.leaderboard({"a": a, "b": b}, **kw)
+    assert np.allclose(
+        board.distribution, np.column_stack([pair.distribution_a, pair.distribution_b]), rtol=1e-13
+    )
+    with pytest.raises(booteval.InvalidInputError, match="design='poisson'"):
+        booteval.compare(a, b, seed=0, n_resamples=50, design="poisson", method="studentized")

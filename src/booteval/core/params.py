@@ -33,6 +33,8 @@ from .validation import MAX_RESAMPLES, check_confidence_level, check_positive_in
 ALTERNATIVES = ("two-sided", "greater", "less")
 #: the replicate engines: NumPy, the compiled kernels, or the kernels where they apply
 ENGINES = ("numpy", "numba", "auto")
+#: the resampling schemes of ``design=``: multinomial draws, or counter-based Poisson weights
+RESAMPLING = ("multinomial", "poisson")
 
 __all__ = ["PARAMETERS", "Parameter", "normalise", "renamed", "validated"]
 
@@ -123,6 +125,7 @@ PARAMETERS: dict[str, Parameter] = {
     "batch": Parameter("None or an integer >= 1", _optional_count("batch")),
     "workers": Parameter("None or an integer >= 1", _optional_count("workers")),
     "engine": Parameter("'numpy', 'numba' or 'auto'", _choice("engine", ENGINES)),
+    "design": Parameter("'multinomial' or 'poisson'", _choice("design", RESAMPLING)),
     "digits": Parameter("an integer from 0 to 20", check_digits),
     "scale": Parameter("a finite, non-zero number", check_scale),
     "on_undefined": Parameter("'drop' or 'raise'", _choice("on_undefined", ("drop", "raise"))),
@@ -157,6 +160,15 @@ SHARED_DOCS = {
         "progress : None, True or callable, optional\n"
         "    ``True`` prints the replicates done to stderr every few seconds; a callable is\n"
         "    called as ``progress(done, total)`` after each batch of replicates."
+    ),
+    "design": (
+        'design : {"multinomial", "poisson"}, default "multinomial"\n'
+        '    ``"multinomial"``: each replicate draws the rows (or clusters, within strata)\n'
+        '    with replacement. ``"poisson"``: every row (or cluster) gets an independent\n'
+        "    Poisson(1) weight, a pure function of the seed, the row's position (or a hash of\n"
+        "    the cluster label) and the replicate (:mod:`booteval.core.philox`), so the numbers\n"
+        "    do not depend on how the rows are split or ordered; replicate totals vary and\n"
+        '    strata are not kept. Not with ``method="studentized"``.'
     ),
     "engine": (
         'engine : {"numpy", "numba", "auto"}, default "numpy"\n'

@@ -31,16 +31,20 @@ import numpy as np
 
 from .design import Design
 from .errors import InvalidInputError
+from .params import RESAMPLING
 from .streams import seed_sequence
 
 __all__ = [
     "POISSON1_THRESHOLDS",
+    "RESAMPLING",
     "PoissonSource",
+    "describe_source",
     "philox4x32_10",
     "philox_key",
     "poisson_weights",
     "unit_key",
     "unit_keys",
+    "weight_source",
 ]
 
 _M0, _M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
@@ -191,3 +195,24 @@ class PoissonSource:
         if self._cells is not None:
             return np.asarray((self._cells.T @ w.T).T)
         return w
+
+
+def weight_source(
+    design: str, plan: Design, own: Design | None, clusters: object, method: str
+) -> Design | PoissonSource:
+    """The weight source ``design=`` names for the units of ``plan`` (or of ``own``, an
+    evaluator's compressed design): ``plan`` itself, or its Poisson weights."""
+    if design == "multinomial":
+        return plan
+    if method == "studentized":
+        raise InvalidInputError(
+            "method", "'percentile', 'basic', 'normal' or 'bca' with design='poisson'",
+            "'studentized'",
+        )  # fmt: skip
+    return PoissonSource(own or plan, clusters)
+
+
+def describe_source(plan: Design, source: object) -> str:
+    """``plan.describe()``, naming the Poisson bootstrap where ``source`` is one."""
+    text = plan.describe()
+    return text.replace(" bootstrap", " Poisson bootstrap", 1) if source is not plan else text

@@ -24,6 +24,7 @@ from ..core.intervals import compute_interval
 from ..core.options import accepts_options
 from ..core.paired import StackedEvaluator, pair_inputs, split_systems, validate_system
 from ..core.params import ALTERNATIVES, validated
+from ..core.philox import describe_source, weight_source
 from ..core.progress import progress_option
 from ..metrics import Metric
 from ..metrics.base import Evaluator
@@ -297,6 +298,7 @@ def compare(
     bca_ties: str = "half",
     workers: int | None = None,
     engine: str = "numpy",
+    design: str = "multinomial",
     progress: Any = None,
     names: tuple[str, str] = ("A", "B"),
     test: str = "bootstrap",
@@ -317,8 +319,10 @@ def compare(
     metric, method, confidence_level, n_resamples, seed, batch : see :func:`booteval.ci`
     strata, clusters, on_undefined, metric_kwargs, n_inner, bca_ties, workers, engine
         As in :func:`booteval.ci`; the interval is for the difference. The compiled
-        kernels do not cover two systems yet: ``engine="numba"`` runs the NumPy engine and
-        says so in ``notes``.
+        kernels (``engine=``) cover sum metrics of continuous outputs on an iid design, one
+        draw per replicate for both systems; elsewhere ``engine="numba"`` runs the NumPy
+        engine and says so.
+    {design}
     alternative : {"two-sided", "greater", "less"}
         For the p-value: ``"greater"`` tests whether B's metric is larger.
     names : (str, str)
@@ -357,7 +361,7 @@ def compare(
     alternative = check_choice(alternative, "alternative", ALTERNATIVES)
     test = check_choice(test, "test", TESTS)
     name_a, name_b, m = pair_inputs(data, names, metric, metric_kwargs)
-    stacked, design, n = _bind_pair(
+    stacked, plan, n = _bind_pair(
         m, data, (name_a, name_b), lambda k: make_design(k, strata=strata, clusters=clusters)
     )
     est = stacked.estimate()
@@ -370,11 +374,12 @@ def compare(
             )
     b = opts.n_resamples
     diff_ev = _Difference(stacked)
-    reps, _, engine_notes, ran = run_on_engine(stacked, design, opts)
+    source = weight_source(design, plan, stacked.design, clusters, opts.method)
+    reps, _, engine_notes, ran = run_on_engine(stacked, source, opts)
     ses = None
     if opts.method == "studentized":
         _, ses = run_replicates(
-            diff_ev, design, b, opts.seed, opts.batch, want_se=True, n_inner=opts.n_inner,
+            diff_ev, plan, b, opts.seed, opts.batch, want_se=True, n_inner=opts.n_inner,
             workers=opts.workers,
         )  # fmt: skip
     defined = np.isfinite(reps).all(axis=1)
@@ -433,9 +438,9 @@ def compare(
         alternative=alternative, test=test, standard_error=se_hat,
         excludes_zero=bool(out.low > 0 or out.high < 0),
         interval_a=(own[0].low, own[0].high), interval_b=(own[1].low, own[1].high), n=n,
-        n_clusters=design.n_clusters, n_resamples=b, seed=opts.seed, n_undefined=n_undefined,
+        n_clusters=plan.n_clusters, n_resamples=b, seed=opts.seed, n_undefined=n_undefined,
         mcse_low=out.mcse_low, mcse_high=out.mcse_high,
-        design="paired " + design.describe() + ran, distribution=freeze(diffs),
+        design="paired " + describe_source(plan, source) + ran, distribution=freeze(diffs),
         distribution_a=freeze(np.ascontiguousarray(reps[:, 0])),
         distribution_b=freeze(np.ascontiguousarray(reps[:, 1])), notes=(*out.notes, *engine_notes),
         details=details,

@@ -22,7 +22,7 @@ from ..core.errors import (
 from ..core.intervals import METHODS, resolve_transform
 from ..core.options import accepts_options
 from ..core.params import validated
-from ..core.philox import PoissonSource
+from ..core.philox import describe_source, weight_source
 from ..core.progress import progress_option
 from ..core.validation import MAX_RESAMPLES
 from ..metrics import Metric, resolve_metric
@@ -206,14 +206,7 @@ def ci(
         half-width (default 0.01, strictly between 0 and 1).
     max_resamples : int, optional
         With ``n_resamples="auto"``: the most resamples it may use (default 200,000).
-    design : {"multinomial", "poisson"}
-        ``"multinomial"`` (default): each replicate draws ``n`` rows (or clusters, within
-        strata) with replacement. ``"poisson"``: every row (or cluster) gets an independent
-        Poisson(1) weight that is a pure function of the seed, the row's position (or the
-        cluster label's hash) and the replicate (:mod:`booteval.core.philox`), so the same
-        numbers come out however the rows are split or ordered into partitions; the
-        replicate totals vary, and stratum sizes are not kept. Not with
-        ``method="studentized"``.
+    {design}
     engine : {"numpy", "numba", "auto"}
         ``"numpy"`` (default) draws the resamples with NumPy. ``"numba"`` uses
         the optional compiled kernels (``pip install "booteval[fast]"``), which
@@ -276,17 +269,7 @@ def ci(
             f"data where it evaluates to {estimate}",
         )
     tr = resolve_transform(transform, evaluator.count)
-    source: Any = plan
-    if design == "poisson":
-        if opts.method == "studentized":
-            raise InvalidInputError(
-                "method",
-                "'percentile', 'basic', 'normal' or 'bca' with design='poisson'",
-                "'studentized'",
-            )
-        source = PoissonSource(evaluator.design or plan, clusters)
-    elif design != "multinomial":
-        raise InvalidInputError("design", "'multinomial' or 'poisson'", repr(design))
+    source = weight_source(design, plan, evaluator.design, clusters, opts.method)
     run = partial(_run, m, arrays, plan, evaluator, estimate, tr, opts, source)
     return run(opts.n_resamples) if budget is None else _run_to_budget(run, opts.method, *budget)
 
@@ -311,9 +294,9 @@ def _run(
         evaluator, source, b, seed_int, opts.batch, want_se=want_se, n_inner=opts.n_inner,
         workers=opts.workers, compiled=compiled,
     )  # fmt: skip
-    design_text = design.describe() + (", numba engine" if compiled is not None else "")
-    if source is not design:
-        design_text = design_text.replace(" bootstrap", " Poisson bootstrap", 1)
+    design_text = describe_source(design, source) + (
+        ", numba engine" if compiled is not None else ""
+    )
     engine_notes = (engine_note,) if engine_note else ()
     small = _small_sample_pointer(m.name, arrays, design, method)
     if small:

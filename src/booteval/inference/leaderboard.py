@@ -61,6 +61,7 @@ from ..core.intervals import compute_interval, order_statistic_quantile
 from ..core.options import accepts_options
 from ..core.paired import StackedEvaluator, validate_system
 from ..core.params import validated
+from ..core.philox import describe_source, weight_source
 from ..core.progress import progress_option
 from ..metrics import Metric, resolve_metric
 from ..results import freeze
@@ -184,6 +185,7 @@ def leaderboard(
     batch: int | None = None,
     workers: int | None = None,
     engine: str = "numpy",
+    design: str = "multinomial",
     progress: Any = None,
     on_undefined: str = "drop",
     bca_ties: str = "half",
@@ -216,8 +218,10 @@ def leaderboard(
         As in :func:`booteval.ci`.
     batch, workers, engine, on_undefined, bca_ties
         As in :func:`booteval.ci`. Replicates on which the metric is undefined
-        for any system are dropped for all. The compiled kernels do not cover several
-        systems yet: ``engine="numba"`` runs the NumPy engine and says so in ``notes``.
+        for any system are dropped for all. The compiled kernels (``engine=``)
+        cover sum metrics of continuous outputs on an iid design, one draw per replicate
+        for all the systems; elsewhere ``engine="numba"`` runs the NumPy engine and says so.
+    {design}
     method : {"bca", "percentile", "basic", "normal"}
         For every interval and p-value (``"studentized"`` is not offered here).
     correction : {"holm", "bonferroni", "fdr_bh", "none"}
@@ -314,8 +318,8 @@ def leaderboard(
             )
         arrays[name] = arr
     assert n_rows is not None
-    design = make_design(n_rows, strata=strata, clusters=clusters)
-    stacked = StackedEvaluator([m.bind(arrays[k], design) for k in names], design)
+    plan = make_design(n_rows, strata=strata, clusters=clusters)
+    stacked = StackedEvaluator([m.bind(arrays[k], plan) for k in names], plan)
     est = np.asarray(stacked.estimate(), dtype=float)
     for value, name in zip(est, names, strict=True):
         if not math.isfinite(value):
@@ -327,7 +331,8 @@ def leaderboard(
 
     # ---- one run: (B, K) replicates on shared weights
     b = opts.n_resamples
-    reps, _, engine_notes, ran = run_on_engine(stacked, design, opts)
+    source = weight_source(design, plan, stacked.design, clusters, opts.method)
+    reps, _, engine_notes, ran = run_on_engine(stacked, source, opts)
     defined = np.isfinite(reps).all(axis=1)
     n_undefined = screen_undefined(
         defined, f"metric {m.label!r} (on at least one system)", opts.on_undefined
@@ -429,8 +434,9 @@ def leaderboard(
     return LeaderboardResult(
         metric=m.label, greater_is_better=gib, entries=tuple(entries), pairs=pairs,
         confidence_level=level, method=opts.method, correction=correction, alpha=alpha,
-        rank_ties="min", n=n_rows, n_clusters=design.n_clusters, n_resamples=b,
-        seed=opts.seed, n_undefined=n_undefined, design="paired " + design.describe() + ran,
+        rank_ties="min", n=n_rows, n_clusters=plan.n_clusters, n_resamples=b,
+        seed=opts.seed, n_undefined=n_undefined,
+        design="paired " + describe_source(plan, source) + ran,
         system_names=tuple(names), distribution=freeze(reps),
         jackknife=freeze(jack), notes=tuple(notes), bca_ties=opts.bca_ties, bounds=m.bounds,
     )  # fmt: skip

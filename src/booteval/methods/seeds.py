@@ -282,8 +282,9 @@ def pool_seeds(
         bootstrap distribution.
     on_undefined, metric_kwargs, workers, engine
         As in :func:`booteval.ci`; a replicate is dropped when the metric is
-        undefined for any run. The compiled kernels do not cover several runs yet:
-        ``engine="numba"`` runs the NumPy engine and says so in ``notes``.
+        undefined for any run. The compiled kernels (``engine=``)
+        cover sum metrics of continuous outputs on an iid design, one draw per replicate
+        for all runs; elsewhere ``engine="numba"`` runs the NumPy engine and says so.
 
     {progress}
     Returns
