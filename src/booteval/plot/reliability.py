@@ -9,10 +9,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core.design import make_design
+from ..core.engine import run_replicates
 from ..core.errors import InvalidInputError
 from ..core.intervals import order_statistic_quantile
 from ..inference.confidence import ci
 from ..metrics import get_metric
+from ..metrics.base import matmul
 from ..results import CIResult
 from .common import (
     _CI_COLOR,
@@ -70,6 +72,26 @@ class ReliabilityBins:
     ece: CIResult
     confidence_level: float
     seed: int
+
+
+class _BinFrequencies:
+    """Each bin's observed frequency on the replicates' unit weights (an engine evaluator)."""
+
+    design = None
+    thread_safe = True
+    has_standard_error = False
+
+    def __init__(self, unit_stats: np.ndarray, n_bins: int) -> None:
+        self.unit_stats, self.n_bins = unit_stats, n_bins
+
+    def estimate(self) -> np.ndarray:
+        return self.replicates(np.ones((1, self.unit_stats.shape[0])))[0]
+
+    def replicates(self, unit_weights: np.ndarray) -> np.ndarray:
+        m = self.n_bins
+        sums = matmul(unit_weights, self.unit_stats)  # counts: exact in any batch
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(sums[:, :m] > 0, sums[:, m:] / sums[:, :m], np.nan)
 
 
 def reliability_bins(
@@ -153,14 +175,8 @@ def reliability_bins(
         confidence = np.bincount(bins, weights=conf, minlength=m) / count
         frequency = np.bincount(bins, weights=outcome, minlength=m) / count
 
-    b_total = r.n_resamples
-    step = max(1, (1 << 22) // max(design.n_units, 1))
-    reps = np.empty((b_total, m))
-    for start in range(0, b_total, step):
-        stop = min(start + step, b_total)
-        sums = design.unit_weights(r.seed, start, stop) @ unit_stats
-        with np.errstate(invalid="ignore", divide="ignore"):
-            reps[start:stop] = np.where(sums[:, :m] > 0, sums[:, m:] / sums[:, :m], np.nan)
+    # the engine's loop, on the ECE's resamples (same design, seed and replicates)
+    reps, _ = run_replicates(_BinFrequencies(unit_stats, m), design, r.n_resamples, r.seed, None)
     alpha = 1.0 - r.confidence_level
     low = np.full(m, np.nan)
     high = np.full(m, np.nan)
