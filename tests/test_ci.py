@@ -534,3 +534,18 @@ def test_auto_resamples_warn_once():
 def test_auto_resamples_bad_settings_are_refused(kwargs, match):
     with pytest.raises(booteval.InvalidInputError, match=match):
         booteval.ci(np.arange(50.0), seed=0, **kwargs)
+
+
+def test_the_command_line_takes_auto_resamples_for_ci_only(tmp_path, capsys):
+    from booteval.cli import main
+
+    path = tmp_path / "s.csv"
+    x = np.random.default_rng(4).normal(size=300)
+    path.write_text("s\n" + "\n".join(f"{float(v)!r}" for v in x) + "\n")
+    args = ["--score", "s", "--seed", "1", "--method", "percentile", "-q"]
+    assert main(["ci", str(path), "-B", "auto", *args]) == 0
+    out = capsys.readouterr().out
+    expected = booteval.ci(x, seed=1, n_resamples="auto", method="percentile")
+    assert f"B = {expected.n_resamples}," in out and "n_resamples='auto'" in out
+    assert main(["compare", str(path), "--a", "s", "--b", "s", "-B", "auto", "-q"]) == 2
+    assert "only `booteval ci`" in capsys.readouterr().err

@@ -145,6 +145,10 @@ def _check_outputs(args: argparse.Namespace) -> None:
         value = getattr(args, attr, None)
         if value is None and name not in ("scale", "digits"):
             continue
+        if attr == "n_resamples" and value == "auto":
+            if getattr(args, "command", None) != "ci":
+                raise CliError("-B auto: only `booteval ci` sets B by its Monte Carlo error")
+            continue
         try:
             normalise(name, value)
         except InvalidInputError as exc:

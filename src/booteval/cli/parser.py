@@ -94,6 +94,14 @@ def _columns_parent(outputs: bool = True) -> argparse.ArgumentParser:
     return p
 
 
+def _resamples(text: str) -> int | str:
+    """``-B``: a whole number, or ``auto``."""
+    return "auto" if text.strip().lower() == "auto" else int(text)
+
+
+_resamples.__name__ = "integer or 'auto'"  # argparse names the type in its message
+
+
 def _bootstrap_parent(
     methods: tuple[str, ...], default_method: str = "bca"
 ) -> argparse.ArgumentParser:
@@ -103,8 +111,9 @@ def _bootstrap_parent(
                    help=f"interval method (default: {default_method})")  # fmt: skip
     g.add_argument("--confidence", type=float, default=0.95, metavar="LEVEL",
                    help="confidence level (default: 0.95)")  # fmt: skip
-    g.add_argument("-B", "--n-resamples", type=int, default=10_000, metavar="B",
-                   help="bootstrap resamples (default: 10000)")  # fmt: skip
+    g.add_argument("-B", "--n-resamples", type=_resamples, default=10_000, metavar="B",
+                   help="bootstrap resamples (default: 10000); 'auto' (ci): grow B until each "
+                   "endpoint's Monte Carlo SE is at most 1%% of the half-width")  # fmt: skip
     g.add_argument(
         "--seed",
         type=int,
