@@ -390,3 +390,13 @@ def test_the_command_line_takes_the_engine(tmp_path, capsys, scores: np.ndarray)
     kw = {"seed": 2, "n_resamples": 500, "method": "percentile", "engine": "numba"}
     expected = booteval.compare(scores[:400], scores[:400] * 0.9 + 0.1, **kw)
     assert "numba engine" in out and f"{expected.low:.4f}"[:6] in out
+
+
+def test_the_compiled_engine_reports_progress_in_chunks(scores: np.ndarray) -> None:
+    seen: list[tuple[int, int]] = []
+    kw = {"seed": 1, "n_resamples": 20_000, "engine": "numba", "method": "percentile"}
+    r = booteval.ci(scores, progress=lambda done, total: seen.append((done, total)), **kw)
+    done = [d for d, _ in seen]
+    assert len(seen) >= 3 and done == sorted(done) and seen[-1] == (20_000, 20_000)
+    # chunks do not change the replicates: each has its own stream
+    assert np.array_equal(r.distribution, booteval.ci(scores, batch=3, **kw).distribution)

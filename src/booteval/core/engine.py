@@ -238,13 +238,12 @@ def run_replicates(
         from .kernels import threads
 
         previous = numba.get_num_threads()
-        numba.set_num_threads(threads(workers))
-        try:
-            out = compiled(seed, 0, n_resamples, want_se)  # type: ignore[operator]
+        n_threads = threads(workers)
+        numba.set_num_threads(n_threads)
+        try:  # in chunks: progress, the long-run estimate and Ctrl-C between them
+            return _compiled_chunks(compiled, seed, n_resamples, want_se, listener, n_threads)
         finally:
             numba.set_num_threads(previous)
-        report(listener, n_resamples, n_resamples)
-        return out
     if isinstance(design, Design):  # the evaluator's own (e.g. compressed) design
         design = evaluator.design or design
     size = batch or default_batch(design, n_resamples)
@@ -347,18 +346,46 @@ def run_on_engine(
     return reps, ses, (note,) if note else (), ", numba engine" if compiled is not None else ""
 
 
-def _announce(seconds: float, n_resamples: int, n_workers: int) -> None:
+def _announce(seconds: float, n_resamples: int, n_workers: int, compiled: bool = False) -> None:
     if seconds <= LONG_RUN_SECONDS:
         return
     minutes = seconds / 60.0
     when = f"{minutes:.1f} min" if minutes < 120 else f"{minutes / 60.0:.1f} h"
+    faster = "are faster" if compiled else "or engine='numba' where it applies are faster"
     warn(
         f"this run will take about {when} ({n_resamples} resamples on {n_workers} "
         f"thread{'s' if n_workers > 1 else ''}); Ctrl-C stops it. Fewer resamples "
-        "(n_resamples=1000 for a first look) or engine='numba' where it applies are faster.",
+        f"(n_resamples=1000 for a first look) {faster}.",
         LongRunWarning,
         stacklevel=4,
     )
+
+
+#: replicates of the compiled engine between two progress reports (after a timed probe)
+_COMPILED_CHUNK = 8192
+
+
+def _compiled_chunks(
+    compiled: Any, seed: int, n_resamples: int, want_se: bool, listener: Any, n_threads: int
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The compiled runner over replicates ``0 .. n_resamples - 1`` in chunks (its
+    per-replicate streams make the values the same as one call's)."""
+    values, ses = [], []
+    probe = 4 * _PROBE_REPLICATES
+    start = 0
+    while start < n_resamples:
+        # two probes: the first may include compiling the kernels, the second is timed
+        stop = min(n_resamples, start + (probe if start < 2 * probe else _COMPILED_CHUNK))
+        began = time.perf_counter()
+        part, part_se = compiled(seed, start, stop, want_se)
+        if start == probe:
+            per_replicate = (time.perf_counter() - began) / (stop - start)
+            _announce(per_replicate * (n_resamples - stop), n_resamples, n_threads, True)
+        values.append(part)
+        ses.append(part_se)
+        report(listener, stop, n_resamples)
+        start = stop
+    return np.concatenate(values), (None if ses[0] is None else np.concatenate(ses))
 
 
 _blas_lock = threading.Lock()
