@@ -3,6 +3,8 @@ distribution with the NumPy engine, reproducibility across batches and threads, 
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 
 import numpy as np
@@ -400,3 +402,19 @@ def test_the_compiled_engine_reports_progress_in_chunks(scores: np.ndarray) -> N
     assert len(seen) >= 3 and done == sorted(done) and seen[-1] == (20_000, 20_000)
     # chunks do not change the replicates: each has its own stream
     assert np.array_equal(r.distribution, booteval.ci(scores, batch=3, **kw).distribution)
+
+
+@pytest.mark.slow
+def test_the_first_use_says_it_is_compiling_and_later_runs_do_not(tmp_path) -> None:
+    code = (
+        "import numpy as np, booteval\n"
+        "booteval.ci(np.arange(50.0), seed=0, n_resamples=300, engine='numba',"
+        " method='percentile')\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    again = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert first.returncode == 0 and again.returncode == 0, first.stderr + again.stderr
+    assert "compiling booteval's numba kernel" in first.stderr
+    assert str(tmp_path / "cache") in first.stderr
+    assert "compiling" not in again.stderr

@@ -38,6 +38,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -307,6 +308,32 @@ def _run_chunks(kernel: Callable[[int, int], np.ndarray], start: int, stop: int)
     return np.concatenate(parts) if parts else np.zeros((0,))
 
 
+_noticed: set[str] = set()
+
+
+def _compile_notice(kernel: object) -> None:
+    """Say so, once, when a kernel is about to be compiled from scratch (the first use
+    on this machine, or with caching off): it takes a few seconds, once."""
+    name = kernel.py_func.__name__  # type: ignore[attr-defined]
+    if name in _noticed or kernel.signatures:  # type: ignore[attr-defined]
+        return
+    _noticed.add(name)
+    if _CACHE and any(Path(cache_dir()).rglob(f"*{name}-*.nbi")):
+        return  # compiled before: numba loads it from the cache
+    from .errors import LongRunWarning, warn
+
+    where = (
+        f"they are cached in {cache_dir()} for later runs"
+        if _CACHE
+        else "caching is off (BOOTEVAL_NUMBA_CACHE=0)"
+    )
+    warn(
+        f"compiling booteval's numba kernel {name} for this machine (once, a few seconds); "
+        + where,
+        LongRunWarning,
+    )
+
+
 #: ``(seed, start, stop, want_se) -> (values, standard errors or None)``
 Runner = Callable[[int, int, int, bool], tuple[np.ndarray, "np.ndarray | None"]]
 
@@ -359,6 +386,7 @@ def _sum_runner(ev: object, shift: float) -> Runner | str:
         seed: int, start: int, stop: int, want_se: bool
     ) -> tuple[np.ndarray, np.ndarray | None]:
         k0, k1 = stream_key(seed)
+        _compile_notice(_sum_kernel)
         stats = with_se if want_se and with_se is not None else plain
 
         def kernel(lo: int, hi: int) -> np.ndarray:
@@ -409,6 +437,7 @@ def _stacked_runner(parts: list[object]) -> Runner | str:
 
     def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
         k0, k1 = stream_key(seed)
+        _compile_notice(_sum_kernel)
 
         def kernel(lo: int, hi: int) -> np.ndarray:
             out = np.empty((hi - lo, stats.shape[1]))
@@ -448,6 +477,7 @@ def _auc_runner(ev: object) -> Runner:
 
     def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
         k0, k1 = stream_key(seed)
+        _compile_notice(_auc_rows_kernel if per_row else _auc_kernel)
 
         def kernel(lo: int, hi: int) -> np.ndarray:
             out = np.empty(hi - lo)
