@@ -161,3 +161,8 @@ def test_poisson_compare_and_leaderboard_share_ci_s_weights():
     )
     with pytest.raises(booteval.InvalidInputError, match="design='poisson'"):
         booteval.compare(a, b, seed=0, n_resamples=50, design="poisson", method="studentized")
+
+
+def test_poisson_design_refuses_strata():
+    with pytest.raises(booteval.InvalidInputError, match=r"`strata`.*design='poisson'"):
+        booteval.ci(X, strata=np.arange(300) % 2, seed=0, n_resamples=100, design="poisson")

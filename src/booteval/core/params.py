@@ -167,8 +167,8 @@ SHARED_DOCS = {
         '    with replacement. ``"poisson"``: every row (or cluster) gets an independent\n'
         "    Poisson(1) weight, a pure function of the seed, the row's position (or a hash of\n"
         "    the cluster label) and the replicate (:mod:`booteval.core.philox`), so the numbers\n"
-        "    do not depend on how the rows are split or ordered; replicate totals vary and\n"
-        '    strata are not kept. Not with ``method="studentized"``.'
+        "    do not depend on how the rows are split or ordered; replicate totals vary. Not\n"
+        '    with ``strata`` or ``method="studentized"``.'
     ),
     "engine": (
         'engine : {"numpy", "numba", "auto"}, default "numpy"\n'

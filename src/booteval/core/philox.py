@@ -162,8 +162,8 @@ class PoissonSource:
 
     Rows are keyed by ``row_ids`` (their positions by default), clusters by
     :func:`unit_key` of their labels; a compressed design's cell gets the sum of its rows'
-    weights, so it equals the row-level bootstrap exactly. Strata are not kept: every
-    unit's weight is independent, so stratum totals vary from replicate to replicate.
+    weights, so it equals the row-level bootstrap exactly. Strata play no part: every
+    unit's weight is independent (:func:`weight_source` refuses them).
     Implements the weight-source protocol of :func:`booteval.core.engine.run_replicates`.
     """
 
@@ -208,6 +208,12 @@ def weight_source(
         raise InvalidInputError(
             "method", "'percentile', 'basic', 'normal' or 'bca' with design='poisson'",
             "'studentized'",
+        )  # fmt: skip
+    if plan.n_strata > 1:
+        raise InvalidInputError(
+            "strata", "None with design='poisson' (every unit's weight is independent, so "
+            "stratum sizes are not kept; use the multinomial design to keep them)",
+            f"{plan.n_strata} strata",
         )  # fmt: skip
     return PoissonSource(own or plan, clusters)
 
