@@ -41,9 +41,11 @@ __all__ = [
     "compare_report",
     "correlation_report",
     "leaderboard_report",
+    "markdown_table",
     "power_report",
     "print_rich",
     "render",
+    "text_table",
 ]
 
 #: output formats accepted by :func:`render` (``"text"`` is the plain terminal table)
@@ -456,35 +458,58 @@ def _spreadsheet_safe(value: Any) -> Any:
     return value
 
 
+def text_table(columns: list[str], rows: list[list[str]], right: Sequence[int] = ()) -> str:
+    """A plain-text table: columns padded to their widest cell, those in ``right``
+    right-aligned, two spaces between columns.
+
+    Examples
+    --------
+    >>> print(text_table(["system", "acc"], [["a", "0.91"], ["bb", "0.8"]], right=(0,)))
+    system  acc
+         a  0.91
+        bb  0.8
+    """
+    widths = [max(len(r[c]) for r in [columns, *rows]) for c in range(len(columns))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            c.rjust(w) if i in right else c.ljust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    return "\n".join([line(columns), *(line(r) for r in rows)])
+
+
+def markdown_table(columns: list[str], rows: list[list[str]], right: Sequence[int] = ()) -> str:
+    """A Markdown table (pipes escaped), the columns in ``right`` right-aligned."""
+
+    def esc(s: str) -> str:
+        return s.replace("|", "\\|")
+
+    return "\n".join([
+        "| " + " | ".join(esc(h) for h in columns) + " |",
+        "| " + " | ".join("---:" if i in right else "---" for i in range(len(columns))) + " |",
+        *("| " + " | ".join(esc(c) for c in r) + " |" for r in rows),
+    ])  # fmt: skip
+
+
 def _text(rep: Report) -> str:
     blocks = []
     for t in _one_line_tables(rep):
-        widths = [max(len(r[c]) for r in [t.columns, *t.rows]) for c in range(len(t.columns))]
-
-        def line(cells: list[str], t: Table = t, widths: list[int] = widths) -> str:
-            return "  ".join(
-                c.rjust(w) if a == "r" and i == 0 else c.ljust(w)
-                for i, (c, w, a) in enumerate(zip(cells, widths, t.align, strict=True))
-            ).rstrip()
-
-        body = "\n".join([line(t.columns), *(line(r) for r in t.rows)])
+        # in plain text only a right-aligned first column is padded on the left
+        right = (0,) if t.align and t.align[0] == "r" else ()
+        body = text_table(t.columns, t.rows, right)
         blocks.append((t.title + "\n" if t.title else "") + body)
     blocks.append("\n".join(_one_line_footer(rep)))
     return "\n\n".join(blocks)
 
 
 def _markdown(rep: Report) -> str:
-    def esc(s: str) -> str:
-        return s.replace("|", "\\|")
-
     blocks = []
     for t in _one_line_tables(rep):
-        lines = [
-            "| " + " | ".join(esc(h) for h in t.columns) + " |",
-            "| " + " | ".join("---:" if a == "r" else "---" for a in t.align) + " |",
-            *("| " + " | ".join(esc(c) for c in r) + " |" for r in t.rows),
-        ]
-        blocks.append((f"**{t.title}**\n\n" if t.title else "") + "\n".join(lines))
+        right = [i for i, a in enumerate(t.align) if a == "r"]
+        body = markdown_table(t.columns, t.rows, right)
+        blocks.append((f"**{t.title}**\n\n" if t.title else "") + body)
     blocks.append("\n".join(_one_line_footer(rep)))
     return "\n\n".join(blocks)
 

@@ -13,6 +13,7 @@ from ..core.errors import InvalidInputError
 from ..core.format import format_p_value, format_triplet
 from ..core.intervals import compute_interval
 from ..core.lazy import stats
+from ..report import markdown_table, text_table
 from ..results import Difference, Result, protocol_defaults, with_notes
 from .comparison import bootstrap_p_value
 
@@ -350,18 +351,18 @@ class LeaderboardResult(Result):
             Also list the differences between neighbours, or all pairs.
         """
         which = self._check_pairs(pairs)
-        blocks = [_text_table(*self._system_rows(scale, digits), right=(0,))]
+        blocks = [text_table(*self._system_rows(scale, digits), right=(0,))]
         if which:
-            blocks.append(_text_table(*self._pair_rows(which, scale, digits), right=()))
+            blocks.append(text_table(*self._pair_rows(which, scale, digits), right=()))
         blocks.append(self._footer())
         return "\n\n".join(blocks)
 
     def to_markdown(self, scale: float = 1.0, digits: int = 4, pairs: str | None = None) -> str:
         """A Markdown table (and, with ``pairs``, a table of differences); see :meth:`to_text`."""
         which = self._check_pairs(pairs)
-        blocks = [_markdown_table(*self._system_rows(scale, digits), right=(0,))]
+        blocks = [markdown_table(*self._system_rows(scale, digits), right=(0,))]
         if which:
-            blocks.append(_markdown_table(*self._pair_rows(which, scale, digits), right=()))
+            blocks.append(markdown_table(*self._pair_rows(which, scale, digits), right=()))
         blocks.append(self._footer())
         return "\n\n".join(blocks)
 
@@ -414,28 +415,3 @@ class LeaderboardResult(Result):
         out["top_group"] = list(self.top_group)
         out["notes"] = list(self.notes)
         return out
-
-
-def _text_table(head: list[str], rows: list[list[str]], right: tuple[int, ...]) -> str:
-    widths = [max(len(r[c]) for r in [head, *rows]) for c in range(len(head))]
-
-    def line(cells: list[str]) -> str:
-        parts = [
-            cell.rjust(w) if c in right else cell.ljust(w)
-            for c, (cell, w) in enumerate(zip(cells, widths, strict=True))
-        ]
-        return "  ".join(parts).rstrip()
-
-    return "\n".join([line(head), *(line(r) for r in rows)])
-
-
-def _markdown_table(head: list[str], rows: list[list[str]], right: tuple[int, ...]) -> str:
-    def esc(s: str) -> str:
-        return s.replace("|", "\\|")
-
-    lines = [
-        "| " + " | ".join(esc(h) for h in head) + " |",
-        "| " + " | ".join("---:" if c in right else "---" for c in range(len(head))) + " |",
-    ]
-    lines += ["| " + " | ".join(esc(x) for x in r) + " |" for r in rows]
-    return "\n".join(lines)
