@@ -549,3 +549,13 @@ def test_the_command_line_takes_auto_resamples_for_ci_only(tmp_path, capsys):
     assert f"B = {expected.n_resamples}," in out and "n_resamples='auto'" in out
     assert main(["compare", str(path), "--a", "s", "--b", "s", "-B", "auto", "-q"]) == 2
     assert "only `booteval ci`" in capsys.readouterr().err
+
+
+def test_auto_resamples_start_high_enough_for_the_level():
+    x = np.random.default_rng(5).normal(size=200)
+    r = booteval.ci(x, seed=0, n_resamples="auto", confidence_level=0.9995, method="percentile")
+    assert r.n_resamples >= 4000 and "percentile endpoints" in r.notes[-1]
+    with pytest.raises(booteval.InvalidInputError, match=r"`max_resamples`.*>= 4000"):
+        booteval.ci(x, seed=0, n_resamples="auto", confidence_level=0.9995, max_resamples=3000)
+    with pytest.raises(booteval.InvalidInputError, match=r"`n_resamples`.*'auto'"):
+        booteval.ci(x, seed=0, n_resamples="AUTO")

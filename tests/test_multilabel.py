@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import f1_score, recall_score
 
+import booteval
 from booteval import make_design
 from booteval.core.errors import InvalidInputError, UndefinedReplicateWarning
 from booteval.methods.multilabel import macro_average, multilabel_ci, per_label_scores
@@ -196,3 +197,18 @@ def test_the_engine_loop_gives_the_same_replicates_for_any_batch_and_workers(res
     assert np.array_equal(ref.distribution, other.distribution)
     assert ref.details["mean_undefined_labels"] == other.details["mean_undefined_labels"]
     assert calls[-1] == 1500 and calls == sorted(calls)
+
+
+def test_a_missing_numba_is_an_error_before_the_run(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "numba", None)
+    monkeypatch.delitem(sys.modules, "booteval.core.kernels", raising=False)
+    monkeypatch.delattr(booteval.core, "kernels", raising=False)
+    seen = []
+    yt = (np.arange(120).reshape(40, 3) % 2).astype(int)
+    yp = ((np.arange(120).reshape(40, 3) + 1) % 3 == 0).astype(int)
+    with pytest.raises(booteval.InvalidInputError, match="numba"):
+        booteval.multilabel_ci(yt, yp, engine="numba", n_resamples=500, seed=0,
+                               progress=lambda d, t: seen.append(d))  # fmt: skip
+    assert seen == []

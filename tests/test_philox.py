@@ -80,7 +80,7 @@ def test_unit_keys_are_fixed_hashes_of_the_label():
     assert unit_key(42) == unit_key(np.int16(42)) == 1617879888388836812
     digest = hashlib.blake2b(b"s:user-17", digest_size=8).digest()
     assert unit_key("user-17") == int.from_bytes(digest, "little")
-    assert unit_key("42") != unit_key(42) != unit_key(42.0)
+    assert unit_key("42") != unit_key(42) == unit_key(42.0) != unit_key(42.5)
     assert unit_keys(["a", "b", "a"]).tolist()[0] == unit_keys(["a"]).tolist()[0]
     with pytest.raises(booteval.InvalidInputError, match="clusters"):
         unit_key((1, 2))
@@ -166,3 +166,31 @@ def test_poisson_compare_and_leaderboard_share_ci_s_weights():
 def test_poisson_design_refuses_strata():
     with pytest.raises(booteval.InvalidInputError, match=r"`strata`.*design='poisson'"):
         booteval.ci(X, strata=np.arange(300) % 2, seed=0, n_resamples=100, design="poisson")
+
+
+@pytest.mark.parametrize("metric", ["mean", "mae", "r2", "pearson"])
+def test_poisson_replicates_do_not_depend_on_the_batch(metric):
+    rng = np.random.default_rng(6)
+    y = rng.normal(size=300)
+    data = (y,) if metric == "mean" else (y, y + rng.normal(0.0, 0.5, 300))
+    kw = {"metric": metric, "seed": 1, "n_resamples": 60, "design": "poisson"}
+    base = booteval.ci(*data, method="percentile", **kw)
+    for batch in (1, 3, 4, 11):
+        other = booteval.ci(*data, method="percentile", batch=batch, **kw)
+        assert np.array_equal(other.distribution, base.distribution), batch
+
+
+def test_weights_are_c_ordered_for_any_range():
+    w = poisson_weights(1, np.arange(30, dtype=np.uint64), 5, 7)
+    assert w.flags["C_CONTIGUOUS"]
+    assert PoissonSource(make_design(30)).block_size % 4 == 0
+
+
+def test_cluster_keys_do_not_depend_on_how_an_id_column_was_read():
+    import datetime
+
+    assert unit_key(3) == unit_key(3.0) == unit_key(np.float32(3.0)) == unit_key(np.uint8(3))
+    assert unit_key(0.5) != unit_key(0.25)
+    day = datetime.datetime(2026, 11, 25, 6, 0)
+    assert unit_key(day) == unit_key(np.datetime64("2026-11-25T06:00"))
+    assert unit_key(datetime.date(2026, 11, 25)) == unit_key(np.datetime64("2026-11-25"))

@@ -312,7 +312,9 @@ class IntervalRecipe:
     notes_after: tuple[str, ...] = ()
     details: Mapping[str, Any] = field(default_factory=dict)
     jackknife: LazyJackknife | None = None
-    studentized_hint: str = "Run booteval.ci(..., method='studentized') instead."
+    studentized_hint: str = (
+        "Run booteval.ci(..., method='studentized') instead (with the multinomial design)."
+    )
 
     def apply(self, result: CIResult, method: str, level: float) -> CIResult:
         """``result`` with the interval of ``method`` at ``level`` from its replicates."""

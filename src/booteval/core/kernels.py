@@ -311,6 +311,15 @@ def _run_chunks(kernel: Callable[[int, int], np.ndarray], start: int, stop: int)
 _noticed: set[str] = set()
 
 
+def _cached(kernel: object) -> bool:
+    """Whether numba's cache holds an index for this very kernel (module, line, Python)."""
+    try:
+        return os.path.exists(kernel._cache._cache_file._index_path)  # type: ignore[attr-defined]
+    except AttributeError:  # another numba layout: look for any index of the kernel
+        name = kernel.py_func.__name__  # type: ignore[attr-defined]
+        return any(Path(cache_dir()).rglob(f"*kernels.{name}-*.nbi"))
+
+
 def _compile_notice(kernel: object) -> None:
     """Say so, once, when a kernel is about to be compiled from scratch (the first use
     on this machine, or with caching off): it takes a few seconds, once."""
@@ -318,7 +327,7 @@ def _compile_notice(kernel: object) -> None:
     if name in _noticed or kernel.signatures:  # type: ignore[attr-defined]
         return
     _noticed.add(name)
-    if _CACHE and any(Path(cache_dir()).rglob(f"*{name}-*.nbi")):
+    if _CACHE and _cached(kernel):
         return  # compiled before: numba loads it from the cache
     from .errors import LongRunWarning, warn
 

@@ -166,9 +166,10 @@ SHARED_DOCS = {
         '    ``"multinomial"``: each replicate draws the rows (or clusters, within strata)\n'
         '    with replacement. ``"poisson"``: every row (or cluster) gets an independent\n'
         "    Poisson(1) weight, a pure function of the seed, the row's position (or a hash of\n"
-        "    the cluster label) and the replicate (:mod:`booteval.core.philox`), so the numbers\n"
-        "    do not depend on how the rows are split or ordered; replicate totals vary. Not\n"
-        '    with ``strata`` or ``method="studentized"``.'
+        "    the cluster label) and the replicate (:mod:`booteval.core.philox`). With\n"
+        "    ``clusters=`` (stable ids; a row id for row-level resampling) the numbers do not\n"
+        "    depend on how the rows are ordered or split into partitions. Replicate totals\n"
+        '    vary. Not with ``strata`` or ``method="studentized"``.'
     ),
     "engine": (
         'engine : {"numpy", "numba", "auto"}, default "numpy"\n'

@@ -24,6 +24,7 @@ worker) and still give the same numbers as one process holding every row.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import numbers
 
@@ -89,15 +90,18 @@ def philox4x32_10(counter: np.ndarray, key: np.ndarray) -> np.ndarray:
 def unit_key(label: object) -> int:
     """The 64-bit key of a cluster label: a fixed hash of its type and text.
 
-    Integers (Python or NumPy) hash as integers, so ``3`` and ``np.int64(3)`` share a key;
-    strings as UTF-8 text; floats by their shortest round-trip text. Other types are refused.
+    Integers (Python or NumPy, and floats with an integral value, as an id column read as
+    floats) hash as integers, so ``3``, ``np.int64(3)`` and ``3.0`` share a key; strings as
+    UTF-8 text; other floats by the shortest text of their float64 value (so a float32
+    label is widened first); dates and times by their nanoseconds since the epoch. Other
+    types are refused.
 
     Examples
     --------
     >>> unit_key("user-17") == unit_key(np.str_("user-17")), unit_key(3) == unit_key(np.int8(3))
     (True, True)
-    >>> unit_key(3) == unit_key("3")
-    False
+    >>> unit_key(3) == unit_key("3"), unit_key(3) == unit_key(3.0)
+    (False, True)
     """
     if isinstance(label, bool | np.bool_):
         text = b"b:" + str(bool(label)).encode()
@@ -105,14 +109,20 @@ def unit_key(label: object) -> int:
         text = b"i:" + str(int(label)).encode()
     elif isinstance(label, str):
         text = b"s:" + label.encode("utf-8")
+    elif isinstance(label, numbers.Real) and float(label).is_integer():
+        text = b"i:" + str(int(float(label))).encode()  # an id column read as float
     elif isinstance(label, numbers.Real):
         text = b"f:" + repr(float(label)).encode()
+    elif isinstance(label, datetime.date | np.datetime64):
+        ns = np.datetime64(label, "ns").astype(np.int64)
+        text = b"t:" + str(int(ns)).encode()
     elif isinstance(label, bytes):
         text = b"y:" + label
     else:
         raise InvalidInputError(
             "clusters",
-            "labels that are integers, strings, floats or bytes (hashed to stable 64-bit keys)",
+            "labels that are integers, strings, floats, dates or bytes (hashed to stable "
+            "64-bit keys)",
             f"a label of type {type(label).__name__}",
         )
     return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little")
@@ -154,7 +164,8 @@ def poisson_weights(seed: int, keys: np.ndarray, start: int, stop: int) -> np.nd
     counts = np.searchsorted(POISSON1_THRESHOLDS, words.astype(np.uint64), side="right")
     rows = counts.transpose(0, 2, 1).reshape(-1, keys.size)  # replicate-major
     first = start - 4 * (start // 4)
-    return rows[first : first + stop - start].astype(np.float64)
+    # C order: a strided block would be summed in another order by matmul
+    return np.ascontiguousarray(rows[first : first + stop - start], dtype=np.float64)
 
 
 class PoissonSource:
@@ -187,13 +198,13 @@ class PoissonSource:
             rows = np.arange(design.n_rows)
             shape = (design.n_rows, design.n_units)
             self._cells = sp.csr_matrix((ones, (rows, design.unit_of_row)), shape=shape)
-        # about 2**20 weights per block
-        self.block_size = max(1, min(1024, (1 << 20) // max(self.keys.size, 1)))
+        # about 2**20 weights per block, in whole Philox blocks of 4 replicates
+        self.block_size = 4 * max(1, min(256, (1 << 18) // max(self.keys.size, 1)))
 
     def unit_weights(self, seed: int, start: int, stop: int) -> np.ndarray:
         w = poisson_weights(seed, self.keys, start, stop)
         if self._cells is not None:
-            return np.asarray((self._cells.T @ w.T).T)
+            return np.ascontiguousarray((self._cells.T @ w.T).T)
         return w
 
 

@@ -24,7 +24,7 @@ from ..core.options import accepts_options
 from ..core.params import validated
 from ..core.philox import describe_source, weight_source
 from ..core.progress import progress_option
-from ..core.validation import MAX_RESAMPLES
+from ..core.validation import MAX_RESAMPLES, check_confidence_level
 from ..metrics import Metric, resolve_metric
 from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze
 from .analytic import wilson_interval
@@ -239,10 +239,10 @@ def ci(
     >>> print(r.format(scale=100, digits=1))
     80.0 (71.0, 87.0)
     """
-    budget = _check_budget(n_resamples, mcse_target, max_resamples)
+    budget = _check_budget(n_resamples, mcse_target, max_resamples, confidence_level)
     opts = check_run_options(
         confidence_level=confidence_level,
-        n_resamples=_AUTO_START if budget else n_resamples, seed=seed, method=method,
+        n_resamples=budget[2] if budget else n_resamples, seed=seed, method=method,
         on_undefined=on_undefined, bca_ties=bca_ties, batch=batch, n_inner=n_inner,
         workers=workers, engine=engine,
     )  # fmt: skip
@@ -271,7 +271,9 @@ def ci(
     tr = resolve_transform(transform, evaluator.count)
     source = weight_source(design, plan, evaluator.design, clusters, opts.method)
     run = partial(_run, m, arrays, plan, evaluator, estimate, tr, opts, source)
-    return run(opts.n_resamples) if budget is None else _run_to_budget(run, opts.method, *budget)
+    if budget is None:
+        return run(opts.n_resamples)
+    return _run_to_budget(run, opts.method, *budget)
 
 
 def _run(
@@ -365,9 +367,11 @@ _AUTO_MAX = 200_000
 
 
 def _check_budget(
-    n_resamples: object, mcse_target: object, max_resamples: object
-) -> tuple[float, int] | None:
-    """``(target, cap)`` for ``n_resamples="auto"``; ``None`` for a fixed ``B``."""
+    n_resamples: object, mcse_target: object, max_resamples: object, confidence_level: object
+) -> tuple[float, int, int] | None:
+    """``(target, cap, first B)`` for ``n_resamples="auto"``; ``None`` for a fixed ``B``."""
+    if isinstance(n_resamples, str) and n_resamples != "auto":
+        raise InvalidInputError("n_resamples", "an integer >= 1 or 'auto'", repr(n_resamples))
     if not (isinstance(n_resamples, str) and n_resamples == "auto"):
         for name, value in (("mcse_target", mcse_target), ("max_resamples", max_resamples)):
             if value is not None:
@@ -378,17 +382,20 @@ def _check_budget(
     target = _AUTO_TARGET if mcse_target is None else mcse_target
     if isinstance(target, bool) or not isinstance(target, int | float) or not 0 < target < 1:
         raise InvalidInputError("mcse_target", "a number strictly between 0 and 1", repr(target))
-    cap = _AUTO_MAX if max_resamples is None else max_resamples
-    if isinstance(cap, bool) or not isinstance(cap, int | np.integer) or cap < _AUTO_START:
-        raise InvalidInputError("max_resamples", f"an integer >= {_AUTO_START}", repr(cap))
-    return float(target), int(min(cap, MAX_RESAMPLES))
+    # the first B: 2,000, or more where each tail of the level needs it (as check_n_resamples)
+    tail = (1.0 - check_confidence_level(confidence_level)) / 2.0
+    first = max(_AUTO_START, math.ceil(1.0 / tail - 1e-9))
+    cap = max(_AUTO_MAX, first) if max_resamples is None else max_resamples
+    if isinstance(cap, bool) or not isinstance(cap, int | np.integer) or cap < first:
+        raise InvalidInputError("max_resamples", f"an integer >= {first}", repr(cap))
+    return float(target), int(min(cap, MAX_RESAMPLES)), first
 
 
 def _run_to_budget(
-    run: Callable[[int], CIResult], method: str, target: float, cap: int
+    run: Callable[[int], CIResult], method: str, target: float, cap: int, first: int
 ) -> CIResult:
     """Runs (``run(B)``) of growing ``B`` until the endpoints' Monte Carlo SE meets the target."""
-    b = min(_AUTO_START, cap)
+    b = first
     while True:
         with collect_warnings() as caught:  # only the last run's warnings are the result's
             r = run(b)
@@ -410,12 +417,12 @@ def _run_to_budget(
         )
     elif worst <= target * half:
         note = (
-            f"n_resamples='auto': B = {b}, the endpoints' Monte Carlo SE is "
+            f"n_resamples='auto': B = {b}, the {method} endpoints' Monte Carlo SE is "
             f"{worst / half:.2%} of the half-width (target {target:.2%})"
         )
     else:
         note = (
-            f"n_resamples='auto' stopped at max_resamples = {cap}: the endpoints' Monte "
+            f"n_resamples='auto' stopped at max_resamples = {cap}: the {method} endpoints' Monte "
             f"Carlo SE is {worst / half:.2%} of the half-width (target {target:.2%})"
         )
     recipe = replace(r._recompute, notes_after=(*r._recompute.notes_after, note))

@@ -392,8 +392,8 @@ def multilabel_ci(
         )
     # the engine's loop (batches, threads, progress); column 1 counts undefined labels
     run = _Replicates(replicate, (estimate, float(n_undef_labels)))
+    notes.extend(engine_note(engine, run, design))  # first: a missing numba is an error
     pairs, _ = run_replicates(run, design, b, seed_int, opts.batch, workers=opts.workers)
-    notes.extend(engine_note(engine, run, design))
     reps, undef_count = pairs[:, 0], float(pairs[:, 1].sum())
     defined = np.isfinite(reps)
     label = f"macro {metric}"

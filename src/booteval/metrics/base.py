@@ -238,7 +238,8 @@ def matmul(weights: np.ndarray, stats: np.ndarray | sp.spmatrix) -> np.ndarray:
     """
     if sp.issparse(stats):
         return np.asarray((stats.T @ weights.T).T)
-    weights = np.asarray(weights, dtype=np.float64)
+    # C order whatever the weight source gave: a strided row is summed in another order
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
     b, n = weights.shape
     out = np.zeros((b, stats.shape[1]))
     for j in range(stats.shape[1]):
