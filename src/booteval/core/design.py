@@ -11,8 +11,8 @@ Reproducibility
 ---------------
 Replicates are generated in fixed *blocks* whose size depends only on the
 number of units (never on ``batch``, the number of replicates or the number of
-workers). Block ``j`` draws from its own generator, seeded by
-``SeedSequence(seed, spawn_key=(0, j))``. Replicate ``b`` is therefore the same
+workers). Block ``j`` draws from its own generator, on the ``design`` stream of
+:mod:`booteval.core.streams` at key ``j``. Replicate ``b`` is therefore the same
 whatever batch size is used to fetch it, and a run of ``B`` replicates is a
 prefix of any longer run with the same seed.
 """

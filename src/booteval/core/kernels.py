@@ -9,7 +9,7 @@ Random streams
 --------------
 Every replicate ``b`` has its own generator, a xoshiro256++ whose state is
 seeded by SplitMix64 from ``(key, b)``, where ``key`` comes from
-``SeedSequence(seed, spawn_key=(12,))`` (the ``kernels`` stream). Its 64-bit outputs are
+the ``kernels`` stream of :mod:`booteval.core.streams`. Its 64-bit outputs are
 used as 32-bit words (high half, then low half), and bounded integers use Lemire's
 multiply-and-reject method on those words, so every row is drawn with exactly
 equal probability. A replicate is therefore the same whichever thread computes it

@@ -393,7 +393,7 @@ def _random_swaps(seed: int, k: int, start: int, stop: int) -> np.ndarray:
 
     Each unit is swapped with probability 1/2, independently. Permutation ``r``
     comes from generator block ``r // block`` seeded by
-    ``SeedSequence(seed, spawn_key=(10, block))`` (the ``permutation`` stream), so it is
+    the ``permutation`` stream of :mod:`booteval.core.streams` at key ``block``, so it is
     the same whatever range it is fetched in (and ``R`` permutations are a prefix of any
     longer run).
 

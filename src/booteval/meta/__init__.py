@@ -48,10 +48,11 @@ What ``n`` means for the Fisher interval
     independent pairs (they are not: cells share systems and inputs).
 Seeds
     Replicate ``b`` resamples systems and inputs from a generator seeded by
-    ``SeedSequence(seed, spawn_key=(2, block))`` for the fixed-size block holding ``b``; the
+    the ``meta.bootstrap`` stream of :mod:`booteval.core.streams` for the fixed-size
+    block holding ``b``; the
     same seed gives the same replicates whatever the level, coefficient, metric or design
     (Boot-Systems and Boot-Both draw the same systems), so metrics are compared on common
-    resamples. Permutations use ``spawn_key=(3, block)``. Both run through the engine's
+    resamples. Permutations use the ``meta.permutation`` stream. Both run through the engine's
     loop (:func:`booteval.core.engine.run_replicates`), with a two-way crossed weight source
     (system counts, then input counts, per replicate): ``workers`` threads and the batching
     never change a replicate, and ``progress`` is reported per batch.

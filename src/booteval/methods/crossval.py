@@ -41,7 +41,8 @@ population (Bates et al. show CV estimates the average error over training sets 
 error of the particular model fitted to your data), not about one frozen model.
 
 Reproducibility: the fold assignment of repetition ``r`` is drawn from
-``SeedSequence(seed, spawn_key=(5, 1, r))``, so a seed gives the same folds whatever the number
+the ``crossval.folds`` stream of :mod:`booteval.core.streams` at key ``r``, so a seed gives
+the same folds whatever the number
 of repetitions before it.
 
 Examples
@@ -485,7 +486,7 @@ def nested_cv_interval(
         outer folds they leave out).
     confidence_level : float
     seed : int, optional
-        Fold assignment of repetition ``r`` from ``SeedSequence(seed, spawn_key=(5, 1, r))``.
+        Fold assignment of repetition ``r`` from the ``crossval.folds`` stream at key ``r``.
 
     Returns
     -------

@@ -43,7 +43,8 @@ accuracies at several ensemble sizes (by default ``B/2`` and ``B``, as in the re
 ``B`` models is ``a_inf - c q / B`` with ``q = (1 - 1/n)^n`` the expected OOB fraction. It does
 not correct the training-set-size part of the bias (each model saw ~63.2 % of the rows).
 
-Reproducibility: bootstrap sample ``b`` is drawn from ``SeedSequence(seed, spawn_key=(5, 2, b))``,
+Reproducibility: bootstrap sample ``b`` is drawn from the ``oob.bootstrap`` stream of
+:mod:`booteval.core.streams` at key ``b``,
 the same in both functions, so a seed gives the same models in both.
 
 Examples
@@ -342,7 +343,7 @@ def bootstrap_error_estimates(
         ``Err(1)`` and counted.
     confidence_level : float
     seed : int, optional
-        Bootstrap ``b`` from ``SeedSequence(seed, spawn_key=(5, 2, b))``.
+        Bootstrap ``b`` from the ``oob.bootstrap`` stream at key ``b``.
 
     Returns
     -------

@@ -31,7 +31,7 @@ Reproducibility
 Questions (or clusters) are drawn by :class:`booteval.design.Design` from the one
 ``seed``, exactly as :func:`booteval.ci` draws rows, so ``resample="items"`` gives the
 replicates of ``booteval.ci`` on the per-question means. Draws within questions use
-their own streams, ``SeedSequence(seed, spawn_key=(7, b))`` for replicate ``b``, so
+the ``samples`` stream of :mod:`booteval.core.streams` at key ``b`` for replicate ``b``, so
 replicate ``b`` is the same whatever the batch size.
 """
 

@@ -40,9 +40,9 @@ Undefined replicates
     (``on_undefined="drop"``) or raises (``"raise"``).
 Reproducibility
     The validation and test weights come from two independent designs whose
-    seeds are derived from the one ``seed`` (``SeedSequence(seed, spawn_key=(4, 0))``
-    and ``(4, 1)``), so the result does not depend on ``batch``, and ``refit=False``
-    uses exactly the same test resamples as ``refit=True``.
+    seeds are derived from the one ``seed`` (the ``threshold`` stream of
+    :mod:`booteval.core.streams` at keys 0 and 1), so the result does not depend on
+    ``batch``, and ``refit=False`` uses exactly the same test resamples as ``refit=True``.
 Speed
     The validation scores are sorted once; for a batch of replicates the
     weighted cumulative counts of positives and predicted positives over the

@@ -13,10 +13,9 @@ Reproducibility
 ---------------
 Everything random is derived from the one ``seed`` in the calling process and
 indexed by the replicate number: replicate ``r``'s training rows (drawn by the
-training design from ``SeedSequence(seed, spawn_key=(11, 0))``), its model seed
-(``SeedSequence(seed, spawn_key=(11, 2, r))``) and its test resamples (from
-``SeedSequence(seed, spawn_key=(11, 1))``, replicates ``r*K .. r*K + K - 1``): the
-``training`` stream of :mod:`booteval.core.streams`.
+training design at key 0), its model seed (key ``(2, r)``) and its test resamples (key
+1, replicates ``r*K .. r*K + K - 1``), all on the ``training`` stream of
+:mod:`booteval.core.streams`.
 Results are collected in replicate order, so ``workers`` never changes them.
 """
 

@@ -66,7 +66,7 @@ available with per-replicate HC standard errors (HC0/HC2/HC3 following
 Reproducibility
 ---------------
 Multipliers are drawn in blocks of a size that depends only on ``n``; block
-``j`` uses ``SeedSequence(seed, spawn_key=(6, j))``. Replicate ``b`` is
+``j`` uses the ``wild`` stream of :mod:`booteval.core.streams` at key ``j``. Replicate ``b`` is
 therefore the same for any ``batch``, and a run of ``B`` replicates is a prefix
 of any longer run with the same seed.
 
