@@ -481,7 +481,15 @@ def text_table(columns: list[str], rows: list[list[str]], right: Sequence[int] =
 
 
 def markdown_table(columns: list[str], rows: list[list[str]], right: Sequence[int] = ()) -> str:
-    """A Markdown table (pipes escaped), the columns in ``right`` right-aligned."""
+    """A Markdown table (pipes escaped), the columns in ``right`` right-aligned.
+
+    Examples
+    --------
+    >>> print(markdown_table(["system", "acc"], [["a|b", "0.91"]], right=(1,)))
+    | system | acc |
+    | --- | ---: |
+    | a\\|b | 0.91 |
+    """
 
     def esc(s: str) -> str:
         return s.replace("|", "\\|")

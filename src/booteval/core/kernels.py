@@ -352,7 +352,6 @@ def plan(evaluator: object, design: object) -> Runner | str:
     or the reason there is no compiled kernel for it."""
     from ..metrics.base import SumEvaluator
     from ..metrics.ranking import AucEvaluator
-    from ..metrics.regression import ShiftedEvaluator
 
     d = getattr(evaluator, "design", None) or design
     if d.compressed:
@@ -367,10 +366,8 @@ def plan(evaluator: object, design: object) -> Runner | str:
     parts = getattr(evaluator, "parts", None)  # StackedEvaluator: systems on shared weights
     if parts is not None:
         return _stacked_runner(parts)
-    shift = 0.0
-    ev = evaluator
-    if isinstance(ev, ShiftedEvaluator):
-        shift, ev = ev.shift, ev.inner
+    shift, ev = _unshift(evaluator)
+    if ev is not evaluator:
         if getattr(ev, "design", None) is not None and ev.design.compressed:
             return "the compiled engine does not resample compressed cells"
     if isinstance(ev, SumEvaluator):
@@ -378,6 +375,28 @@ def plan(evaluator: object, design: object) -> Runner | str:
     if isinstance(ev, AucEvaluator):
         return _auc_runner(ev)
     return "the compiled engine has no kernel for this statistic yet"
+
+
+def _unshift(ev: object) -> tuple[float, object]:
+    """``(shift, inner)`` of a shifted evaluator (``(0, ev)`` for any other)."""
+    from ..metrics.regression import ShiftedEvaluator
+
+    if isinstance(ev, ShiftedEvaluator):
+        return ev.shift, ev.inner
+    return 0.0, ev
+
+
+def _kernel_sums(stats: np.ndarray, seed: int, start: int, stop: int) -> np.ndarray:
+    """Each replicate's weighted column sums of ``stats`` (rows drawn on the kernels stream)."""
+    k0, k1 = stream_key(seed)
+    _compile_notice(_sum_kernel)
+
+    def kernel(lo: int, hi: int) -> np.ndarray:
+        out = np.empty((hi - lo, stats.shape[1]))
+        _sum_kernel(stats, k0, k1, np.int64(lo), out)
+        return out
+
+    return _run_chunks(kernel, start, stop).reshape(stop - start, stats.shape[1])
 
 
 def _sum_runner(ev: object, shift: float) -> Runner | str:
@@ -394,16 +413,8 @@ def _sum_runner(ev: object, shift: float) -> Runner | str:
     def run(
         seed: int, start: int, stop: int, want_se: bool
     ) -> tuple[np.ndarray, np.ndarray | None]:
-        k0, k1 = stream_key(seed)
-        _compile_notice(_sum_kernel)
         stats = with_se if want_se and with_se is not None else plain
-
-        def kernel(lo: int, hi: int) -> np.ndarray:
-            out = np.empty((hi - lo, stats.shape[1]))
-            _sum_kernel(stats, k0, k1, np.int64(lo), out)
-            return out
-
-        sums = _run_chunks(kernel, start, stop).reshape(stop - start, stats.shape[1])
+        sums = _kernel_sums(stats, seed, start, stop)
         values = np.asarray(ev.from_sums(sums[:, :k]), dtype=float) + shift
         ses = None
         if want_se and with_se is not None:
@@ -424,13 +435,10 @@ def _stacked_runner(parts: list[object]) -> Runner | str:
     import scipy.sparse as sp
 
     from ..metrics.base import SumEvaluator
-    from ..metrics.regression import ShiftedEvaluator
 
     shifts, evaluators = [], []
-    for part in parts:
-        shift = 0.0
-        if isinstance(part, ShiftedEvaluator):
-            shift, part = part.shift, part.inner
+    for whole in parts:
+        shift, part = _unshift(whole)
         if not isinstance(part, SumEvaluator) or sp.issparse(part.unit_stats):
             return (
                 "the compiled engine covers several systems only for metrics that are sums "
@@ -445,15 +453,7 @@ def _stacked_runner(parts: list[object]) -> Runner | str:
     edges = np.r_[0, np.cumsum(widths)]
 
     def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
-        k0, k1 = stream_key(seed)
-        _compile_notice(_sum_kernel)
-
-        def kernel(lo: int, hi: int) -> np.ndarray:
-            out = np.empty((hi - lo, stats.shape[1]))
-            _sum_kernel(stats, k0, k1, np.int64(lo), out)
-            return out
-
-        sums = _run_chunks(kernel, start, stop).reshape(stop - start, stats.shape[1])
+        sums = _kernel_sums(stats, seed, start, stop)
         values = np.empty((stop - start, len(evaluators)))
         for j, (ev, shift) in enumerate(zip(evaluators, shifts, strict=True)):
             values[:, j] = np.asarray(ev.from_sums(sums[:, edges[j] : edges[j + 1]])) + shift
