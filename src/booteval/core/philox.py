@@ -171,16 +171,15 @@ def poisson_weights(seed: int, keys: np.ndarray, start: int, stop: int) -> np.nd
 class PoissonSource:
     """A weight source of counter-based Poisson(1) weights for the units of ``design``.
 
-    Rows are keyed by ``row_ids`` (their positions by default), clusters by
-    :func:`unit_key` of their labels; a compressed design's cell gets the sum of its rows'
-    weights, so it equals the row-level bootstrap exactly. Strata play no part: every
+    Rows are keyed by their positions, clusters by :func:`unit_key` of their labels (a
+    stable row id given as the clusters keys rows independently of their order); a
+    compressed design's cell gets the sum of its rows' weights, so it equals the
+    row-level bootstrap exactly. Strata play no part: every
     unit's weight is independent (:func:`weight_source` refuses them).
     Implements the weight-source protocol of :func:`booteval.core.engine.run_replicates`.
     """
 
-    def __init__(
-        self, design: Design, clusters: object = None, row_ids: np.ndarray | None = None
-    ) -> None:
+    def __init__(self, design: Design, clusters: object = None) -> None:
         self.design = design
         if design.clustered:
             labels = np.asarray(clusters, dtype=object)
@@ -188,8 +187,7 @@ class PoissonSource:
             first[design.unit_of_row[::-1]] = np.arange(design.n_rows)[::-1]
             self.keys = unit_keys(labels[first])
         else:
-            ids = np.arange(design.n_rows) if row_ids is None else np.asarray(row_ids)
-            self.keys = ids.astype(np.uint64)
+            self.keys = np.arange(design.n_rows, dtype=np.uint64)
         self._cells = None
         if design.compressed:
             import scipy.sparse as sp

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
@@ -380,7 +381,7 @@ def _check_budget(
                 )
         return None
     target = _AUTO_TARGET if mcse_target is None else mcse_target
-    if isinstance(target, bool) or not isinstance(target, int | float) or not 0 < target < 1:
+    if isinstance(target, bool) or not isinstance(target, numbers.Real) or not 0 < target < 1:
         raise InvalidInputError("mcse_target", "a number strictly between 0 and 1", repr(target))
     # the first B: 2,000, or more where each tail of the level needs it (as check_n_resamples)
     tail = (1.0 - check_confidence_level(confidence_level)) / 2.0
