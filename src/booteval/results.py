@@ -30,8 +30,10 @@ __all__ = [
     "Difference",
     "IntervalRecipe",
     "LazyJackknife",
+    "PairedDifference",
     "Result",
     "protocol_defaults",
+    "protocol_of_test",
 ]
 
 
@@ -84,6 +86,19 @@ def protocol_defaults(base: type[Result], **values: Any) -> Mapping[str, Any]:
 NO_INTERVAL: Mapping[str, Any] = MappingProxyType(
     {"has_interval": False, "low": math.nan, "high": math.nan, "confidence_level": math.nan}
 )
+
+
+def protocol_of_test(estimate: str) -> Mapping[str, Any]:
+    """Protocol defaults of a test without an interval: the field ``estimate`` is its
+    estimate and its ``test`` field is its method."""
+    return MappingProxyType(
+        {
+            **Difference._protocol_defaults,
+            "estimate": lambda r: getattr(r, estimate),
+            **NO_INTERVAL,
+            "method": lambda r: r.test,
+        }
+    )
 
 
 def with_notes(lines: list[str], notes: tuple[str, ...], indent: str = "  ") -> str:
@@ -173,6 +188,19 @@ class Result:
             )
         )
 
+    def _short_repr(self, names: str, **shown: Any) -> str:
+        """``Type(name=value, ...)`` for the space-separated attribute ``names``: strings
+        quoted, floats to 6 significant digits; ``shown`` adds values that are not
+        attributes (e.g. a count of systems)."""
+
+        def text(v: Any) -> str:
+            if isinstance(v, str):
+                return repr(v)
+            return f"{v:.6g}" if isinstance(v, float | np.floating) else str(v)
+
+        items = [(n, getattr(self, n)) for n in names.split()] + list(shown.items())
+        return f"{type(self).__name__}({', '.join(f'{n}={text(v)}' for n, v in items)})"
+
     def to_dict(self) -> dict[str, Any]:
         """Plain data for JSON: the fields shown in the ``repr`` (arrays as lists)."""
         return {
@@ -245,6 +273,36 @@ class Difference(Result):
             else "B \u2212 A"
         ),
     )
+
+
+@dataclass(frozen=True, eq=False)
+class PairedDifference(Difference):
+    """The fields every paired difference of two systems starts with.
+
+    Attributes
+    ----------
+    name_a, name_b : str
+        The systems' names.
+    estimate_a, estimate_b : float
+        Each system's metric on the original data.
+    difference : float
+        ``estimate_b - estimate_a``.
+    low, high : float
+        Interval for the difference.
+    """
+
+    name_a: str
+    name_b: str
+    estimate_a: float
+    estimate_b: float
+    difference: float
+    low: float
+    high: float
+
+    @property
+    def estimate(self) -> float:
+        """The difference ``B - A`` (alias of :attr:`difference`)."""
+        return self.difference
 
 
 class LazyJackknife:
@@ -478,11 +536,8 @@ class CIResult(Result):
         return with_notes(lines, self.notes)
 
     def __repr__(self) -> str:
-        return (
-            f"CIResult(metric={self.metric!r}, estimate={self.estimate:.6g}, "
-            f"low={self.low:.6g}, high={self.high:.6g}, confidence_level={self.confidence_level}, "
-            f"method={self.method!r}, n={self.n}, n_resamples={self.n_resamples}, "
-            f"seed={self.seed})"
+        return self._short_repr(
+            "metric estimate low high confidence_level method n n_resamples seed"
         )
 
     @property

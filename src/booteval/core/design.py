@@ -292,15 +292,11 @@ class Design:
         cell_stratum = np.zeros(n_cells, dtype=np.intp)
         cell_stratum[cell] = strat
         return Design(
-            n_rows=self.n_rows,
-            n_units=n_cells,
-            unit_of_row=cell,
-            unit_stratum=cell_stratum,
-            n_strata=self.n_strata,
-            clustered=False,
+            n_rows=self.n_rows, n_units=n_cells, unit_of_row=cell, unit_stratum=cell_stratum,
+            n_strata=self.n_strata, clustered=False,
             _strata_units=tuple(np.flatnonzero(cell_stratum == h) for h in range(self.n_strata)),
             unit_size=size.astype(np.int64),
-        )
+        )  # fmt: skip
 
 
 def make_design(
@@ -326,6 +322,7 @@ def make_design(
     Returns
     -------
     Design
+        The resampling design: units, strata and their sizes.
 
     Examples
     --------
@@ -367,11 +364,6 @@ def make_design(
 
     strata_units = tuple(np.flatnonzero(unit_stratum == h) for h in range(n_strata))
     return Design(
-        n_rows=n_rows,
-        n_units=n_units,
-        unit_of_row=unit_of_row,
-        unit_stratum=unit_stratum,
-        n_strata=n_strata,
-        clustered=clustered,
-        _strata_units=strata_units,
-    )
+        n_rows=n_rows, n_units=n_units, unit_of_row=unit_of_row, unit_stratum=unit_stratum,
+        n_strata=n_strata, clustered=clustered, _strata_units=strata_units,
+    )  # fmt: skip

@@ -75,32 +75,22 @@ class RunOptions:
 
 
 def check_run_options(
-    *,
-    confidence_level: object,
-    n_resamples: object,
-    seed: object,
-    method: object,
-    on_undefined: object = "drop",
-    bca_ties: object = "half",
-    batch: object = None,
-    n_inner: object = 50,
-    workers: object = None,
-    engine: object = "numpy",
-) -> RunOptions:
+    *, confidence_level: object, n_resamples: object, seed: object, method: object,
+    on_undefined: object = "drop", bca_ties: object = "half", batch: object = None,
+    n_inner: object = 50, workers: object = None, engine: object = "numpy",
+) -> RunOptions:  # fmt: skip
     """Validate the options every entry point shares (errors name the parameter)."""
     level = check_confidence_level(confidence_level)
     return RunOptions(
-        confidence_level=level,
-        n_resamples=check_n_resamples(n_resamples, level),
-        seed=check_seed(seed),
-        method=check_choice(method, "method", METHODS),
+        confidence_level=level, n_resamples=check_n_resamples(n_resamples, level),
+        seed=check_seed(seed), method=check_choice(method, "method", METHODS),
         on_undefined=check_choice(on_undefined, "on_undefined", UNDEFINED_POLICIES),
         bca_ties=check_choice(bca_ties, "bca_ties", ("half", "below")),
         batch=None if batch is None else check_positive_int(batch, "batch"),
         n_inner=check_positive_int(n_inner, "n_inner", minimum=2),
         workers=None if workers is None else check_positive_int(workers, "workers"),
         engine=check_choice(engine, "engine", ENGINES),
-    )
+    )  # fmt: skip
 
 
 def screen_undefined(
@@ -202,17 +192,10 @@ def compiled_runner(
 
 
 def run_replicates(
-    evaluator: Evaluator | Any,
-    design: Design | Any,
-    n_resamples: int,
-    seed: int,
-    batch: int | None,
-    *,
-    want_se: bool = False,
-    n_inner: int = 50,
-    workers: int | None = None,
+    evaluator: Evaluator | Any, design: Design | Any, n_resamples: int, seed: int,
+    batch: int | None, *, want_se: bool = False, n_inner: int = 50, workers: int | None = None,
     compiled: object | None = None,
-) -> tuple[np.ndarray, np.ndarray | None]:
+) -> tuple[np.ndarray, np.ndarray | None]:  # fmt: skip
     """All replicate values, and per-replicate standard errors when ``want_se``.
 
     ``design`` is the weight source: a :class:`~booteval.design.Design`, or any object
@@ -320,14 +303,9 @@ def engine_note(
 
 
 def run_on_engine(
-    evaluator: Evaluator | Any,
-    source: Design | Any,
-    opts: RunOptions,
-    *,
-    want_se: bool = False,
-    workers: int | None = None,
-    batch: int | None = None,
-) -> tuple[np.ndarray, np.ndarray | None, tuple[str, ...], str]:
+    evaluator: Evaluator | Any, source: Design | Any, opts: RunOptions, *, want_se: bool = False,
+    workers: int | None = None, batch: int | None = None,
+) -> tuple[np.ndarray, np.ndarray | None, tuple[str, ...], str]:  # fmt: skip
     """:func:`run_replicates` on the engine ``opts.engine`` names.
 
     Returns the replicates, their standard errors (or ``None``), the notes, and the

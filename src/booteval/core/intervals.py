@@ -374,19 +374,11 @@ def _warn(notes: list[str]) -> None:
 
 
 def compute_interval(
-    method: str,
-    estimate: float,
-    replicates: np.ndarray,
-    confidence_level: float,
-    *,
-    jackknife: np.ndarray | None = None,
-    standard_error: float | None = None,
-    replicate_standard_errors: np.ndarray | None = None,
-    transform: Transform | None = None,
-    bounds: tuple[float, float] | None = None,
-    ties: str = "half",
-    warn: bool = True,
-) -> IntervalOutcome:
+    method: str, estimate: float, replicates: np.ndarray, confidence_level: float, *,
+    jackknife: np.ndarray | None = None, standard_error: float | None = None,
+    replicate_standard_errors: np.ndarray | None = None, transform: Transform | None = None,
+    bounds: tuple[float, float] | None = None, ties: str = "half", warn: bool = True,
+) -> IntervalOutcome:  # fmt: skip
     """Form one interval from a bootstrap distribution.
 
     Parameters

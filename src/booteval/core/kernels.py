@@ -51,15 +51,10 @@ __all__ = ["drawn_indices", "plan", "stream_key", "threads"]
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
-_U30 = np.uint64(30)
-_U27 = np.uint64(27)
-_U31 = np.uint64(31)
-_U32 = np.uint64(32)
-_U17 = np.uint64(17)
-_U23 = np.uint64(23)
-_U41 = np.uint64(41)
-_U45 = np.uint64(45)
-_U19 = np.uint64(19)
+# the shift counts of the mixers and generators, as uint64 (no mixed-type promotion)
+_U17, _U19, _U23, _U27, _U30, _U31, _U32, _U41, _U45 = (
+    np.uint64(k) for k in (17, 19, 23, 27, 30, 31, 32, 41, 45)
+)
 _LOW32 = np.uint64(0xFFFFFFFF)
 # the kernels count draws in 32-bit integers and draw 32-bit bounded integers
 MAX_ROWS = (1 << 31) - 1
@@ -164,8 +159,16 @@ def _draws(k0, k1, b, n, reject):  # pragma: no cover - compiled
 
 
 @njit(cache=_CACHE)
-def _count_draws(counts, k0, k1, b, nn, reject):  # pragma: no cover - compiled
+def _rejection(n):  # pragma: no cover - compiled
+    """``n`` as uint64 and the rejection bound of Lemire's method for indices below ``n``."""
+    nn = np.uint64(n)
+    return nn, ((np.uint64(1) << _U32) - nn) % nn
+
+
+@njit(cache=_CACHE)
+def _count_draws(counts, k0, k1, b):  # pragma: no cover - compiled
     """Add replicate ``b``'s ``len(counts)`` draws to ``counts`` (how often each index occurs)."""
+    nn, reject = _rejection(counts.shape[0])
     s0, s1, s2, s3 = _seed_state(k0, k1, b)
     buf, have = np.uint64(0), False
     for _ in range(counts.shape[0]):
@@ -177,8 +180,7 @@ def _count_draws(counts, k0, k1, b, nn, reject):  # pragma: no cover - compiled
 def _sum_kernel(stats, k0, k1, start, out):  # pragma: no cover - compiled
     """``out[r] = sum over replicate start + r's draws i of stats[i]`` (in draw order)."""
     n, k = stats.shape
-    nn = np.uint64(n)
-    reject = ((np.uint64(1) << _U32) - nn) % nn
+    nn, reject = _rejection(n)
     for r in prange(out.shape[0]):
         s0, s1, s2, s3 = _seed_state(k0, k1, start + r)
         buf, have = np.uint64(0), False
@@ -211,13 +213,11 @@ def _auc_kernel(bounds, k0, k1, start, n_chunks, out):  # pragma: no cover - com
     """
     n = bounds[bounds.shape[0] - 1]
     n_groups = (bounds.shape[0] - 1) // 2
-    nn = np.uint64(n)
-    reject = ((np.uint64(1) << _U32) - nn) % nn
     nb = out.shape[0]
     for c in prange(n_chunks):
         counts = np.zeros(n, dtype=np.int32)
         for r in range(c * nb // n_chunks, (c + 1) * nb // n_chunks):
-            _count_draws(counts, k0, k1, start + r, nn, reject)
+            _count_draws(counts, k0, k1, start + r)
             # twice the Mann-Whitney numerator, exactly: sum_g P_g (2 Nbelow_g + N_g)
             num2 = np.int64(0)
             below = np.int64(0)
@@ -247,13 +247,11 @@ def _auc_rows_kernel(code, k0, k1, start, n_chunks, out):  # pragma: no cover - 
     adds its ties with all of its group's positives, already counted.
     """
     n = code.shape[0]
-    nn = np.uint64(n)
-    reject = ((np.uint64(1) << _U32) - nn) % nn
     nb = out.shape[0]
     for c in prange(n_chunks):
         counts = np.zeros(n, dtype=np.int32)
         for r in range(c * nb // n_chunks, (c + 1) * nb // n_chunks):
-            _count_draws(counts, k0, k1, start + r, nn, reject)
+            _count_draws(counts, k0, k1, start + r)
             num2 = np.int64(0)  # twice the Mann-Whitney numerator
             below = np.int64(0)  # negatives in earlier groups
             q = np.int64(0)  # negatives so far in this group

@@ -21,7 +21,15 @@ from .codes import dense_codes
 from .design import Design
 from .errors import InvalidInputError
 
-__all__ = ["StackedEvaluator", "align", "pair_inputs", "split_systems", "validate_system"]
+__all__ = [
+    "StackedEvaluator",
+    "align",
+    "check_defined",
+    "pair_inputs",
+    "paired_arrays",
+    "split_systems",
+    "validate_system",
+]
 
 #: what a paired entry point's positional data must hold
 SYSTEMS = "two systems' outputs (scores_a, scores_b or y_true, pred_a, pred_b)"
@@ -125,3 +133,32 @@ def validate_system(m: Metric, shared: tuple, own: Any, name: str) -> tuple[np.n
                 f"{exc.parameter} of system {name}", exc.expected, exc.received, exc.hint
             ) from None
         raise
+
+
+def paired_arrays(
+    m: Metric, data: tuple[Any, ...], name_a: str, name_b: str
+) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...], int]:
+    """Each system's checked arrays from a paired call's ``data``, and their number of
+    rows, which must be the same for both systems."""
+    shared, a, b = split_systems(data, m)
+    arr_a = validate_system(m, shared, a, name_a)
+    arr_b = validate_system(m, shared, b, name_b)
+    n, n_b = arr_a[-1].shape[0], arr_b[-1].shape[0]
+    if n != n_b:
+        raise InvalidInputError(
+            f"{m.input_names[-1]} of system {name_b}",
+            f"the same number of rows as system {name_a} ({n})",
+            f"{n_b} rows",
+        )
+    return arr_a, arr_b, n
+
+
+def check_defined(m: Metric, estimates: Sequence[float], names: Sequence[str]) -> None:
+    """Refuse a system on whose outputs the metric itself is undefined (NaN or infinite)."""
+    for value, name in zip(estimates, names, strict=True):
+        if not np.isfinite(value):
+            raise InvalidInputError(
+                f"{m.input_names[-1]} of system {name}",
+                f"outputs on which {m.label!r} is defined",
+                f"outputs where it evaluates to {value}",
+            )

@@ -137,6 +137,18 @@ def as_label_array(x: object, name: str) -> np.ndarray:
 _NOT_SCALAR = (dict, list, tuple, set, frozenset, np.ndarray)
 
 
+def _refuse_nested(values: list | tuple | np.ndarray, name: str) -> None:
+    """Refuse a sequence of labels that holds a nested value (a dict, list, array...)."""
+    bad = next((i for i, v in enumerate(values) if isinstance(v, _NOT_SCALAR)), None)
+    if bad is not None:
+        raise InvalidInputError(
+            name,
+            "one scalar label per row (a number or a string)",
+            f"a {type(values[bad]).__name__} in row {bad}: {describe_value(values[bad])}",
+            "A nested value would make every row its own group; pick one field of it.",
+        )
+
+
 def as_group_labels(x: object, name: str, n_rows: int) -> np.ndarray:
     """Convert group labels (clusters, strata, items) to a 1-D array, one scalar per row.
 
@@ -154,14 +166,7 @@ def as_group_labels(x: object, name: str, n_rows: int) -> np.ndarray:
     booteval.core.errors.InvalidInputError: `clusters`: expected one scalar label per row ...
     """
     if isinstance(x, (list, tuple)):
-        bad = next((i for i, v in enumerate(x) if isinstance(v, _NOT_SCALAR)), None)
-        if bad is not None:
-            raise InvalidInputError(
-                name,
-                "one scalar label per row (a number or a string)",
-                f"a {type(x[bad]).__name__} in row {bad}: {describe_value(x[bad])}",
-                "A nested value would make every row its own group; pick one field of it.",
-            )
+        _refuse_nested(x, name)
     a = to_numpy(x, name)
     if a.ndim != 1:
         raise InvalidInputError(
@@ -174,14 +179,7 @@ def as_group_labels(x: object, name: str, n_rows: int) -> np.ndarray:
     if a.dtype.kind == "f":
         missing = np.flatnonzero(np.isnan(a))
     elif a.dtype == object:
-        bad = next((i for i, v in enumerate(a) if isinstance(v, _NOT_SCALAR)), None)
-        if bad is not None:
-            raise InvalidInputError(
-                name,
-                "one scalar label per row (a number or a string)",
-                f"a {type(a[bad]).__name__} in row {bad}: {describe_value(a[bad])}",
-                "A nested value would make every row its own group; pick one field of it.",
-            )
+        _refuse_nested(a, name)
         missing = np.array(
             [i for i, v in enumerate(a) if v is None or (isinstance(v, float) and v != v)],
             dtype=np.intp,

@@ -83,18 +83,8 @@ class AnalyticInterval(Result):
     standard_error: float | None
 
     def format(self, scale: float = 1.0, digits: int = 4) -> str:
-        """Render ``estimate (low, high)``.
-
-        Parameters
-        ----------
-        scale : float, default 1.0
-            Factor applied to all three numbers (``100`` for percentages).
-        digits : int, default 4
-            Number of decimals.
-
-        Returns
-        -------
-        str
+        """``estimate (low, high)``, each times ``scale`` (``100`` for percentages), with
+        ``digits`` decimals.
 
         Examples
         --------
@@ -152,6 +142,25 @@ def _check_integer(value: Any, name: str, *, minimum: int) -> int:
     if out < minimum:
         raise InvalidInputError(name, expected, repr(value))
     return out
+
+
+def zero_se_test(estimate: float, alternative: str) -> tuple[float, float]:
+    """The statistic and p-value of a test whose standard error is 0: no evidence at an
+    estimate of 0, otherwise an infinite statistic, significant only on the side the
+    alternative names."""
+    if estimate == 0.0:
+        return 0.0, 1.0
+    agrees = alternative == "two-sided" or (alternative == "greater") == (estimate > 0)
+    return math.copysign(math.inf, estimate), 0.0 if agrees else 1.0
+
+
+def _check_binomial(successes: Any, n: Any) -> tuple[int, int]:
+    """``(successes, n)`` as integers with ``0 <= successes <= n`` and ``n >= 1``."""
+    n_ = _check_integer(n, "n", minimum=1)
+    k = _check_integer(successes, "successes", minimum=0)
+    if k > n_:
+        raise InvalidInputError("successes", f"an integer between 0 and n = {n_}", repr(k))
+    return k, n_
 
 
 def _check_alternative(alternative: Any) -> str:
@@ -295,10 +304,7 @@ def wilson_interval(successes: int, n: int, *, confidence_level: float = 0.95) -
     0.0
     """
     level = _check_confidence_level(confidence_level)
-    n_ = _check_integer(n, "n", minimum=1)
-    k = _check_integer(successes, "successes", minimum=0)
-    if k > n_:
-        raise InvalidInputError("successes", f"an integer between 0 and n = {n_}", repr(k))
+    k, n_ = _check_binomial(successes, n)
     z = _normal_quantile(0.5 + 0.5 * level)
     p = k / n_
     z2n = z * z / n_
@@ -358,10 +364,7 @@ def clopper_pearson_interval(
     from scipy.special import betaincinv
 
     level = _check_confidence_level(confidence_level)
-    n_ = _check_integer(n, "n", minimum=1)
-    k = _check_integer(successes, "successes", minimum=0)
-    if k > n_:
-        raise InvalidInputError("successes", f"an integer between 0 and n = {n_}", repr(k))
+    k, n_ = _check_binomial(successes, n)
     tail = (1.0 - level) / 2.0
     low = 0.0 if k == 0 else float(betaincinv(k, n_ - k + 1, tail))
     high = 1.0 if k == n_ else float(betaincinv(k + 1, n_ - k, 1.0 - tail))

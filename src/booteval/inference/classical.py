@@ -26,7 +26,8 @@ from ..core.validation import (
     check_same_length,
     describe_value,
 )
-from ..results import NO_INTERVAL, Difference, protocol_defaults
+from ..results import Difference, protocol_defaults, protocol_of_test
+from .analytic import zero_se_test
 
 __all__ = ["McNemarTestResult", "PairedTTestResult", "mcnemar_test", "paired_t_test"]
 
@@ -66,12 +67,7 @@ class McNemarTestResult(Difference):
     mcnemar-exact (two-sided): accuracy B - A = 0.2000, b = 1, c = 3, p = 0.2500
     """
 
-    _protocol_defaults = protocol_defaults(
-        Difference,
-        estimate=lambda r: r.difference,
-        **NO_INTERVAL,
-        method=lambda r: r.test,
-    )
+    _protocol_defaults = protocol_of_test("difference")
 
     statistic: float
     p_value: float
@@ -329,11 +325,7 @@ def paired_t_test(
             DegenerateIntervalWarning,
             stacklevel=2,
         )
-        if est == 0.0:
-            t, p = 0.0, 1.0
-        else:
-            t = math.copysign(math.inf, est)
-            p = 0.0 if two_sided or (alternative == "greater") == (est > 0) else 1.0
+        t, p = zero_se_test(est, alternative)
     else:
         t = est / se
         if two_sided:

@@ -22,13 +22,13 @@ from ..core.errors import InvalidInputError, collect_warnings, warn
 from ..core.format import format_triplet
 from ..core.intervals import compute_interval
 from ..core.options import accepts_options
-from ..core.paired import StackedEvaluator, pair_inputs, split_systems, validate_system
+from ..core.paired import StackedEvaluator, check_defined, pair_inputs, paired_arrays
 from ..core.params import ALTERNATIVES, validated
 from ..core.philox import describe_source, weight_source
 from ..core.progress import progress_option
 from ..metrics import Metric
 from ..metrics.base import Evaluator
-from ..results import Difference, freeze, with_notes
+from ..results import PairedDifference, freeze, with_notes
 
 __all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]
 
@@ -37,20 +37,15 @@ TESTS = ("bootstrap", "permutation", "mcnemar", "delong", "t")
 
 
 @dataclass(frozen=True, eq=False)
-class ComparisonResult(Difference):
+class ComparisonResult(PairedDifference):
     """The paired difference ``B - A`` of a metric between two systems on the same rows.
 
     Attributes
     ----------
     metric : str
-    name_a, name_b : str
-        The systems' names.
-    estimate_a, estimate_b : float
-        Each system's metric on the original data.
-    difference : float
-        ``estimate_b - estimate_a``.
-    low, high : float
-        Interval for the difference.
+    name_a, name_b, estimate_a, estimate_b, difference, low, high
+        The systems, their metrics and ``B - A`` with its interval
+        (:class:`~booteval.results.PairedDifference`).
     p_value : float
         For the null hypothesis of no difference, against ``alternative``
         (``"greater"``: B's metric is larger than A's).
@@ -68,13 +63,6 @@ class ComparisonResult(Difference):
     """
 
     metric: str
-    name_a: str
-    name_b: str
-    estimate_a: float
-    estimate_b: float
-    difference: float
-    low: float
-    high: float
     confidence_level: float
     method: str
     p_value: float
@@ -97,15 +85,6 @@ class ComparisonResult(Difference):
     distribution_b: np.ndarray = field(repr=False)
     notes: tuple[str, ...] = ()
     details: dict[str, Any] = field(default_factory=dict, repr=False)
-
-    @property
-    def estimate(self) -> float:
-        """The difference ``B - A`` (alias of :attr:`difference`)."""
-        return self.difference
-
-    def format(self, scale: float = 1.0, digits: int = 4) -> str:
-        """``difference (low, high)`` with a scale factor and fixed decimals."""
-        return format_triplet(self.difference, self.low, self.high, scale=scale, digits=digits)
 
     def summary(self, scale: float = 1.0, digits: int = 4) -> str:
         """One line a paper can use.
@@ -196,15 +175,10 @@ def _tail_mass(values: np.ndarray, x: float, upper: bool) -> float:
 
 
 def bootstrap_p_value(
-    method: str,
-    estimate: float,
-    replicates: np.ndarray,
-    alternative: str,
-    *,
-    jackknife_details: dict[str, Any] | None = None,
-    standard_error: float | None = None,
+    method: str, estimate: float, replicates: np.ndarray, alternative: str, *,
+    jackknife_details: dict[str, Any] | None = None, standard_error: float | None = None,
     t_statistics: np.ndarray | None = None,
-) -> float:
+) -> float:  # fmt: skip
     """The p-value of "no difference" that inverts the interval method.
 
     The one-sided p-value for ``"greater"`` is the tail level at which the
@@ -263,16 +237,7 @@ def bootstrap_p_value(
 def _bind_pair(
     m: Metric, data: tuple[Any, ...], names: tuple[str, str], design_of: Callable[[int], Design]
 ) -> tuple[StackedEvaluator, Design, int]:
-    shared, a, b = split_systems(data, m)
-    arr_a = validate_system(m, shared, a, names[0])
-    arr_b = validate_system(m, shared, b, names[1])
-    n_a, n_b = arr_a[-1].shape[0], arr_b[-1].shape[0]
-    if n_a != n_b:
-        raise InvalidInputError(
-            f"{m.input_names[-1]} of system {names[1]}",
-            f"the same number of rows as system {names[0]} ({n_a})",
-            f"{n_b} rows",
-        )
+    arr_a, arr_b, n_a = paired_arrays(m, data, *names)
     design = design_of(n_a)
     stacked = StackedEvaluator([m.bind(arr_a, design), m.bind(arr_b, design)], design)
     return stacked, design, n_a
@@ -282,27 +247,14 @@ def _bind_pair(
 @validated
 @progress_option
 def compare(
-    *data: Any,
-    metric: str | Metric | Callable[..., float] | None = None,
-    method: str = "bca",
-    confidence_level: float = 0.95,
-    n_resamples: int = 10_000,
-    seed: int | None = None,
-    batch: int | None = None,
-    strata: Any = None,
-    clusters: Any = None,
-    alternative: str = "two-sided",
-    on_undefined: str = "drop",
-    metric_kwargs: dict[str, Any] | None = None,
-    n_inner: int = 50,
-    bca_ties: str = "half",
-    workers: int | None = None,
-    engine: str = "numpy",
-    design: str = "multinomial",
-    progress: Any = None,
-    names: tuple[str, str] = ("A", "B"),
-    test: str = "bootstrap",
-) -> ComparisonResult:
+    *data: Any, metric: str | Metric | Callable[..., float] | None = None, method: str = "bca",
+    confidence_level: float = 0.95, n_resamples: int = 10_000, seed: int | None = None,
+    batch: int | None = None, strata: Any = None, clusters: Any = None,
+    alternative: str = "two-sided", on_undefined: str = "drop",
+    metric_kwargs: dict[str, Any] | None = None, n_inner: int = 50, bca_ties: str = "half",
+    workers: int | None = None, engine: str = "numpy", design: str = "multinomial",
+    progress: Any = None, names: tuple[str, str] = ("A", "B"), test: str = "bootstrap",
+) -> ComparisonResult:  # fmt: skip
     """Paired comparison of two systems scored on the same rows: ``B - A`` with an interval.
 
     Both systems are resampled with the *same* weights in every replicate, so
@@ -341,6 +293,7 @@ def compare(
     Returns
     -------
     ComparisonResult
+        The difference ``B - A``, its interval and p-value, and each system's own interval.
 
     Examples
     --------
@@ -365,13 +318,7 @@ def compare(
         m, data, (name_a, name_b), lambda k: make_design(k, strata=strata, clusters=clusters)
     )
     est = stacked.estimate()
-    for value, name in zip(est, (name_a, name_b), strict=True):
-        if not math.isfinite(value):
-            raise InvalidInputError(
-                f"{m.input_names[-1]} of system {name}",
-                f"outputs on which {m.label!r} is defined",
-                f"outputs where it evaluates to {value}",
-            )
+    check_defined(m, est, (name_a, name_b))
     b = opts.n_resamples
     diff_ev = _Difference(stacked)
     source = weight_source(design, plan, stacked.design, clusters, opts.method)
@@ -448,16 +395,9 @@ def compare(
 
 
 def _classical_test(
-    test: str,
-    data: tuple[Any, ...],
-    m: Metric,
-    *,
-    alternative: str,
-    opts: Any,
-    strata: Any,
-    clusters: Any,
-    names: tuple[str, str],
-) -> Any:
+    test: str, data: tuple[Any, ...], m: Metric, *, alternative: str, opts: Any, strata: Any,
+    clusters: Any, names: tuple[str, str],
+) -> Any:  # fmt: skip
     """Run the test named by ``compare(..., test=...)`` on the same data."""
     from . import classical, significance
     from .delong import delong_test

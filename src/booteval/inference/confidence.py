@@ -120,27 +120,13 @@ def _proportion_pointer(
 @validated(own=("n_resamples",))
 @progress_option
 def ci(
-    *data: Any,
-    metric: str | Metric | Callable[..., float] | None = None,
-    method: str = "bca",
-    confidence_level: float = 0.95,
-    n_resamples: int | str = 10_000,
-    seed: int | None = None,
-    batch: int | None = None,
-    strata: Any = None,
-    clusters: Any = None,
-    transform: Any = None,
-    on_undefined: str = "drop",
-    metric_kwargs: dict[str, Any] | None = None,
-    n_inner: int = 50,
-    bca_ties: str = "half",
-    workers: int | None = None,
-    progress: Any = None,
-    engine: str = "numpy",
-    mcse_target: float | None = None,
-    max_resamples: int | None = None,
-    design: str = "multinomial",
-) -> CIResult:
+    *data: Any, metric: str | Metric | Callable[..., float] | None = None, method: str = "bca",
+    confidence_level: float = 0.95, n_resamples: int | str = 10_000, seed: int | None = None,
+    batch: int | None = None, strata: Any = None, clusters: Any = None, transform: Any = None,
+    on_undefined: str = "drop", metric_kwargs: dict[str, Any] | None = None, n_inner: int = 50,
+    bca_ties: str = "half", workers: int | None = None, progress: Any = None, engine: str = "numpy",
+    mcse_target: float | None = None, max_resamples: int | None = None, design: str = "multinomial",
+) -> CIResult:  # fmt: skip
     """A metric's point estimate with a bootstrap confidence interval.
 
     Parameters
@@ -228,6 +214,7 @@ def ci(
     Returns
     -------
     CIResult
+        The estimate, the interval and the replicates it was read from.
 
     Examples
     --------
@@ -278,16 +265,9 @@ def ci(
 
 
 def _run(
-    m: Metric,
-    arrays: tuple[np.ndarray, ...],
-    design: Any,
-    evaluator: Any,
-    estimate: float,
-    tr: Any,
-    opts: Any,
-    source: Any,
-    b: int,
-) -> CIResult:
+    m: Metric, arrays: tuple[np.ndarray, ...], design: Any, evaluator: Any, estimate: float,
+    tr: Any, opts: Any, source: Any, b: int,
+) -> CIResult:  # fmt: skip
     """ci's run of ``b`` replicates and its finish (warnings attributed to ci's caller)."""
     level, seed_int, method = opts.confidence_level, opts.seed, opts.method
     n = arrays[0].shape[0]

@@ -19,6 +19,7 @@ from .analytic import (
     _check_confidence_level,
     _check_scores,
     _normal_quantile,
+    zero_se_test,
 )
 
 
@@ -223,14 +224,9 @@ def delong_interval(
 
 @validated
 def delong_test(
-    y_true: Any,
-    y_score_a: Any,
-    y_score_b: Any,
-    *,
-    confidence_level: float = 0.95,
-    alternative: str = "two-sided",
-    pos_label: Any = 1,
-) -> DeLongTest:
+    y_true: Any, y_score_a: Any, y_score_b: Any, *, confidence_level: float = 0.95,
+    alternative: str = "two-sided", pos_label: Any = 1,
+) -> DeLongTest:  # fmt: skip
     """DeLong's paired test for the difference of two ROC-AUCs on the same rows.
 
     Both scorers are evaluated on the same labelled rows, so their AUCs are correlated; the
@@ -320,12 +316,7 @@ def delong_test(
             DegenerateIntervalWarning,
             stacklevel=2,
         )
-        if diff == 0.0:
-            z, p = 0.0, 1.0
-        else:
-            z = math.copysign(math.inf, diff)
-            agrees = two_sided or (alt == "greater") == (diff > 0)
-            p = 0.0 if agrees else 1.0
+        z, p = zero_se_test(diff, alt)
     else:
         from scipy.special import ndtr
 
@@ -340,16 +331,6 @@ def delong_test(
     low = max(-1.0, diff - z_crit * se) if alt != "less" else -1.0
     high = min(1.0, diff + z_crit * se) if alt != "greater" else 1.0
     return DeLongTest(
-        auc_a=auc_a,
-        auc_b=auc_b,
-        difference=diff,
-        standard_error=se,
-        z=z,
-        p_value=p,
-        low=low,
-        high=high,
-        confidence_level=level,
-        alternative=alt,
-        n_pos=m,
-        n_neg=n,
-    )
+        auc_a=auc_a, auc_b=auc_b, difference=diff, standard_error=se, z=z, p_value=p, low=low,
+        high=high, confidence_level=level, alternative=alt, n_pos=m, n_neg=n,
+    )  # fmt: skip

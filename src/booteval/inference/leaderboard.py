@@ -59,7 +59,7 @@ from ..core.engine import (
 from ..core.errors import BootevalWarning, DegenerateIntervalWarning, InvalidInputError, warn
 from ..core.intervals import compute_interval, order_statistic_quantile
 from ..core.options import accepts_options
-from ..core.paired import StackedEvaluator, validate_system
+from ..core.paired import StackedEvaluator, check_defined, validate_system
 from ..core.params import validated
 from ..core.philox import describe_source, weight_source
 from ..core.progress import progress_option
@@ -102,14 +102,9 @@ def _column(df: Any, col: object, parameter: str) -> Any:
 
 
 def _from_long(
-    df: Any,
-    system_col: object,
-    row_col: object,
-    output_col: object,
-    label_col: object,
-    strata: object,
-    clusters: object,
-) -> tuple[dict[str, Any], Any, Any, Any]:
+    df: Any, system_col: object, row_col: object, output_col: object, label_col: object,
+    strata: object, clusters: object,
+) -> tuple[dict[str, Any], Any, Any, Any]:  # fmt: skip
     """Pivot a long table (one row per system x item) into aligned per-system arrays."""
     if row_col is None or output_col is None:
         missing = "row_col" if row_col is None else "output_col"
@@ -170,30 +165,15 @@ def _from_long(
 @validated
 @progress_option
 def leaderboard(
-    systems: Mapping[Any, Any] | Any,
-    *,
-    y_true: Any = None,
+    systems: Mapping[Any, Any] | Any, *, y_true: Any = None,
     metric: str | Metric | Callable[..., float] | None = None,
-    metric_kwargs: dict[str, Any] | None = None,
-    method: str = "bca",
-    confidence_level: float = 0.95,
-    n_resamples: int = 10_000,
-    seed: int | None = None,
-    strata: Any = None,
-    clusters: Any = None,
-    correction: str = "holm",
-    batch: int | None = None,
-    workers: int | None = None,
-    engine: str = "numpy",
-    design: str = "multinomial",
-    progress: Any = None,
-    on_undefined: str = "drop",
-    bca_ties: str = "half",
-    system_col: Any = None,
-    row_col: Any = None,
-    output_col: Any = None,
-    label_col: Any = None,
-) -> LeaderboardResult:
+    metric_kwargs: dict[str, Any] | None = None, method: str = "bca",
+    confidence_level: float = 0.95, n_resamples: int = 10_000, seed: int | None = None,
+    strata: Any = None, clusters: Any = None, correction: str = "holm", batch: int | None = None,
+    workers: int | None = None, engine: str = "numpy", design: str = "multinomial",
+    progress: Any = None, on_undefined: str = "drop", bca_ties: str = "half",
+    system_col: Any = None, row_col: Any = None, output_col: Any = None, label_col: Any = None,
+) -> LeaderboardResult:  # fmt: skip
     """Rank several systems scored on the same rows, with intervals, rank intervals and tests.
 
     One run resamples every system with the same weights: each system's
@@ -233,6 +213,7 @@ def leaderboard(
     Returns
     -------
     LeaderboardResult
+        Every system's interval and rank, and the adjusted pairwise differences.
 
     Examples
     --------
@@ -321,13 +302,7 @@ def leaderboard(
     plan = make_design(n_rows, strata=strata, clusters=clusters)
     stacked = StackedEvaluator([m.bind(arrays[k], plan) for k in names], plan)
     est = np.asarray(stacked.estimate(), dtype=float)
-    for value, name in zip(est, names, strict=True):
-        if not math.isfinite(value):
-            raise InvalidInputError(
-                f"{m.input_names[-1]} of system {name}",
-                f"outputs on which {m.label!r} is defined",
-                f"outputs where it evaluates to {value}",
-            )
+    check_defined(m, est, names)
 
     # ---- one run: (B, K) replicates on shared weights
     b = opts.n_resamples

@@ -14,7 +14,7 @@ from ..core.format import format_p_value, format_triplet
 from ..core.intervals import compute_interval
 from ..core.lazy import stats
 from ..report import markdown_table, text_table
-from ..results import Difference, Result, protocol_defaults, with_notes
+from ..results import Difference, PairedDifference, Result, protocol_defaults, with_notes
 from .comparison import bootstrap_p_value
 
 
@@ -25,17 +25,9 @@ def _ranks(values: np.ndarray, greater_is_better: bool) -> np.ndarray:
 
 
 def _pair_interval(
-    method: str,
-    est: np.ndarray,
-    reps: np.ndarray,
-    jack: np.ndarray | None,
-    ia: int,
-    ib: int,
-    level: float,
-    bounds: tuple[float, float] | None,
-    ties: str,
-    names: tuple[str, str],
-) -> tuple[dict[str, Any], tuple[str, ...]]:
+    method: str, est: np.ndarray, reps: np.ndarray, jack: np.ndarray | None, ia: int, ib: int,
+    level: float, bounds: tuple[float, float] | None, ties: str, names: tuple[str, str],
+) -> tuple[dict[str, Any], tuple[str, ...]]:  # fmt: skip
     """The interval and p-value of ``system ib - system ia``, as :func:`compare` forms them."""
     diffs = reps[:, ib] - reps[:, ia]
     diff_hat = float(est[ib] - est[ia])
@@ -104,7 +96,7 @@ class LeaderboardEntry(Result):
 
 
 @dataclass(frozen=True, eq=False)
-class PairwiseDifference(Difference):
+class PairwiseDifference(PairedDifference):
     """The paired difference ``B - A`` between two systems of a leaderboard.
 
     Attributes
@@ -131,13 +123,6 @@ class PairwiseDifference(Difference):
         Difference, estimate=lambda r: r.difference, confidence_level=math.nan, method=None
     )
 
-    name_a: str
-    name_b: str
-    estimate_a: float
-    estimate_b: float
-    difference: float
-    low: float
-    high: float
     standard_error: float
     p_value: float
     p_adjusted: float
@@ -384,10 +369,8 @@ class LeaderboardResult(Result):
         return with_notes(lines, self.notes, "")
 
     def __repr__(self) -> str:
-        return (
-            f"LeaderboardResult(metric={self.metric!r}, systems={len(self.entries)}, "
-            f"method={self.method!r}, correction={self.correction!r}, n={self.n}, "
-            f"n_resamples={self.n_resamples}, seed={self.seed})"
+        return self._short_repr(
+            "metric method correction n n_resamples seed", systems=len(self.entries)
         )
 
     def plot(self, path: str | None = None, **kwargs: Any) -> Any:

@@ -108,17 +108,10 @@ _SHARED_PARAMETERS = """
 
 @validated(own=("alternative",))
 def minimum_detectable_effect(
-    *data: Any,
-    power: float = 0.8,
-    alpha: float | None = None,
-    alternative: str = "two-sided",
-    clusters: Any = None,
-    standard_error: float | None = None,
-    n: int | None = None,
-    n_clusters: int | None = None,
-    n_new: int | None = None,
-    n_clusters_new: int | None = None,
-) -> PowerAnalysis:
+    *data: Any, power: float = 0.8, alpha: float | None = None, alternative: str = "two-sided",
+    clusters: Any = None, standard_error: float | None = None, n: int | None = None,
+    n_clusters: int | None = None, n_new: int | None = None, n_clusters_new: int | None = None,
+) -> PowerAnalysis:  # fmt: skip
     """The smallest true difference ``B - A`` a test detects with the requested power.
 
     ``MDE = (z_{1 - alpha/2} + z_{power}) * SE`` (one-sided: ``z_{1 - alpha}``),
@@ -176,17 +169,10 @@ def minimum_detectable_effect(
 
 @validated(own=("alternative",))
 def power_for_effect(
-    *data: Any,
-    effect: float,
-    alpha: float | None = None,
-    alternative: str = "two-sided",
-    clusters: Any = None,
-    standard_error: float | None = None,
-    n: int | None = None,
-    n_clusters: int | None = None,
-    n_new: int | None = None,
-    n_clusters_new: int | None = None,
-) -> PowerAnalysis:
+    *data: Any, effect: float, alpha: float | None = None, alternative: str = "two-sided",
+    clusters: Any = None, standard_error: float | None = None, n: int | None = None,
+    n_clusters: int | None = None, n_new: int | None = None, n_clusters_new: int | None = None,
+) -> PowerAnalysis:  # fmt: skip
     """The probability that the test detects a true difference ``effect``.
 
     ``Phi(effect/SE - z_{1 - alpha/2}) + Phi(-effect/SE - z_{1 - alpha/2})``
@@ -228,16 +214,10 @@ def power_for_effect(
 
 @validated(own=("alternative",))
 def required_sample_size(
-    *data: Any,
-    effect: float,
-    power: float = 0.8,
-    alpha: float | None = None,
-    alternative: str = "two-sided",
-    clusters: Any = None,
-    standard_error: float | None = None,
-    n: int | None = None,
-    n_clusters: int | None = None,
-) -> PowerAnalysis:
+    *data: Any, effect: float, power: float = 0.8, alpha: float | None = None,
+    alternative: str = "two-sided", clusters: Any = None, standard_error: float | None = None,
+    n: int | None = None, n_clusters: int | None = None,
+) -> PowerAnalysis:  # fmt: skip
     """The number of test rows (clusters, under a cluster design) to detect ``effect``.
 
     ``n = n_ref * ((z_{1 - alpha/2} + z_{power}) * SE_ref / effect)^2``, rounded

@@ -52,7 +52,7 @@ from ..core.errors import (
 )
 from ..core.format import format_p_value
 from ..core.options import accepts_options
-from ..core.paired import pair_inputs, split_systems, validate_system
+from ..core.paired import pair_inputs, paired_arrays
 from ..core.params import ALTERNATIVES, validated
 from ..core.progress import progress_option
 from ..core.validation import (
@@ -60,7 +60,7 @@ from ..core.validation import (
     check_seed,
 )
 from ..metrics import Metric
-from ..results import NO_INTERVAL, Difference, freeze, protocol_defaults
+from ..results import Difference, freeze, protocol_of_test
 from .swaps import (
     MAX_EXACT_UNITS,
     _check_exact,
@@ -140,12 +140,7 @@ class PermutationTestResult(Difference):
     mean: B - A = 0.3333, p = 0.5000 (permutation, exact over 2^2 swaps, two-sided)
     """
 
-    _protocol_defaults = protocol_defaults(
-        Difference,
-        estimate=lambda r: r.statistic,
-        **NO_INTERVAL,
-        method=lambda r: r.test,
-    )
+    _protocol_defaults = protocol_of_test("statistic")
 
     statistic: float
     p_value: float
@@ -204,21 +199,12 @@ class PermutationTestResult(Difference):
 @validated
 @progress_option
 def permutation_test(
-    *data: Any,
-    metric: str | Metric | Callable[..., float] | None = None,
-    n_permutations: int = 10_000,
-    seed: int | None = None,
-    clusters: Any = None,
-    strata: Any = None,
-    alternative: str = "two-sided",
-    metric_kwargs: dict[str, Any] | None = None,
-    names: tuple[str, str] = ("A", "B"),
-    exact: bool | str = "auto",
-    batch: int | None = None,
-    workers: int | None = None,
-    engine: str = "numpy",
-    progress: Any = None,
-) -> PermutationTestResult:
+    *data: Any, metric: str | Metric | Callable[..., float] | None = None,
+    n_permutations: int = 10_000, seed: int | None = None, clusters: Any = None, strata: Any = None,
+    alternative: str = "two-sided", metric_kwargs: dict[str, Any] | None = None,
+    names: tuple[str, str] = ("A", "B"), exact: bool | str = "auto", batch: int | None = None,
+    workers: int | None = None, engine: str = "numpy", progress: Any = None,
+) -> PermutationTestResult:  # fmt: skip
     """Paired permutation (approximate randomization) test of ``metric(B) - metric(A)``.
 
     Under the null hypothesis that the two systems are interchangeable, their
@@ -267,6 +253,7 @@ def permutation_test(
     Returns
     -------
     PermutationTestResult
+        The observed difference, the p-value and the permutation distribution.
 
     Notes
     -----
@@ -311,16 +298,7 @@ def permutation_test(
     batch = None if batch is None else check_positive_int(batch, "batch")
     seed_value = check_seed(seed)
     name_a, name_b, m = pair_inputs(data, names, metric, metric_kwargs)
-    shared, a, b = split_systems(data, m)
-    arr_a = validate_system(m, shared, a, name_a)
-    arr_b = validate_system(m, shared, b, name_b)
-    n, n_b = arr_a[-1].shape[0], arr_b[-1].shape[0]
-    if n != n_b:
-        raise InvalidInputError(
-            f"{m.input_names[-1]} of system {name_b}",
-            f"the same number of rows as system {name_a} ({n})",
-            f"{n_b} rows",
-        )
+    arr_a, arr_b, n = paired_arrays(m, data, name_a, name_b)
     if arr_a[-1].shape[1:] != arr_b[-1].shape[1:]:
         raise InvalidInputError(
             f"{m.input_names[-1]} of system {name_b}",

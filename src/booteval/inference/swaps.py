@@ -197,15 +197,9 @@ class _LoopSwapper(_Swapper):
     vectorized = False
 
     def __init__(
-        self,
-        m: Metric,
-        shared: tuple[np.ndarray, ...],
-        out_a: np.ndarray,
-        out_b: np.ndarray,
-        unit_of_row: np.ndarray,
-        units: np.ndarray,
-        n_units: int,
-    ) -> None:
+        self, m: Metric, shared: tuple[np.ndarray, ...], out_a: np.ndarray, out_b: np.ndarray,
+        unit_of_row: np.ndarray, units: np.ndarray, n_units: int,
+    ) -> None:  # fmt: skip
         self.m = m
         self.shared = shared
         self.out_a, self.out_b = out_a, out_b
@@ -350,14 +344,9 @@ def _pooled_swapper(
 
 
 def _make_swapper(
-    m: Metric,
-    arr_a: tuple[np.ndarray, ...],
-    arr_b: tuple[np.ndarray, ...],
-    design: Design,
-    estimates: tuple[float, float],
-    *,
-    vectorize: bool = True,
-) -> _Swapper:
+    m: Metric, arr_a: tuple[np.ndarray, ...], arr_b: tuple[np.ndarray, ...], design: Design,
+    estimates: tuple[float, float], *, vectorize: bool = True,
+) -> _Swapper:  # fmt: skip
     """Swapper over the units on which the systems' outputs differ."""
     u = design.n_units
     differs = _differs(arr_a[-1], arr_b[-1])

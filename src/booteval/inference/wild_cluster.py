@@ -160,19 +160,11 @@ def _order_statistic_indices(b: int, level: float) -> tuple[int, int]:
 @validated
 @progress_option
 def wild_cluster_ci(
-    scores: object,
-    clusters: object,
-    *,
-    weights: str = "webb",
-    n_resamples: int = 9999,
-    seed: int | None = None,
-    confidence_level: float = 0.95,
-    correction: str = "CR2",
-    batch: int | None = None,
-    workers: int | None = None,
-    engine: str = "numpy",
+    scores: object, clusters: object, *, weights: str = "webb", n_resamples: int = 9999,
+    seed: int | None = None, confidence_level: float = 0.95, correction: str = "CR2",
+    batch: int | None = None, workers: int | None = None, engine: str = "numpy",
     progress: Any = None,
-) -> ClusteredInterval:
+) -> ClusteredInterval:  # fmt: skip
     """Wild cluster bootstrap-t interval for the mean of per-row scores.
 
     Each replicate keeps the rows and clusters and flips (rescales) whole clusters of

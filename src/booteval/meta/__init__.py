@@ -123,26 +123,29 @@ __all__ = [
 
 
 # ------------------------------------------------------------------------------ correlate
+def _plan(
+    level: object, coefficient: object, method: object, confidence_level: object,
+    resample: object, n_resamples: object, seed: object,
+) -> tuple[str, str, str, float, str | None, int, int]:  # fmt: skip
+    """The checked level, coefficient, method, confidence level, resampling scheme
+    (``None`` for Fisher's z, which resamples nothing), B (0 without resampling) and seed."""
+    lv, co, me, lev = common_iv(level, coefficient, method, confidence_level)
+    if resample is not None:
+        resample = choice(resample, "resample", RESAMPLE)
+    if me == "fisher" or resample is None:
+        return lv, co, "fisher", lev, None, 0, check_seed(seed)
+    return lv, co, me, lev, resample, check_n_resamples(n_resamples, lev), check_seed(seed)
+
+
 @accepts_options
 @validated
 @progress_option
 def correlate(
-    X: Any,
-    Z: Any,
-    *,
-    level: str = "system",
-    coefficient: str = "pearson",
-    resample: str | None = "both",
-    method: str = "percentile",
-    confidence_level: float = 0.95,
-    n_resamples: int = 10_000,
-    seed: int | None = None,
-    metric: str = "metric",
-    human: str = "human",
-    workers: int | None = None,
-    engine: str = "numpy",
-    progress: Any = None,
-) -> CorrelationResult:
+    X: Any, Z: Any, *, level: str = "system", coefficient: str = "pearson",
+    resample: str | None = "both", method: str = "percentile", confidence_level: float = 0.95,
+    n_resamples: int = 10_000, seed: int | None = None, metric: str = "metric",
+    human: str = "human", workers: int | None = None, engine: str = "numpy", progress: Any = None,
+) -> CorrelationResult:  # fmt: skip
     """Correlation of a metric with human scores, with a confidence interval.
 
     Parameters
@@ -178,6 +181,7 @@ def correlate(
     Returns
     -------
     CorrelationResult
+        The correlation with its interval, and the design that was resampled.
 
     Raises
     ------
@@ -202,19 +206,14 @@ def correlate(
     >>> print(correlate(metric, human, method="fisher").format(digits=3))
     0.900 (0.675, 0.972)
     """
-    lv, co, me, lev = common_iv(level, coefficient, method, confidence_level)
-    if resample is not None:
-        resample = choice(resample, "resample", RESAMPLE)
-    if me == "fisher":
-        resample = None
-    b = check_n_resamples(n_resamples, lev) if resample is not None else 0
-    seed_int = check_seed(seed)
+    lv, co, me, lev, resample, b, seed_int = _plan(
+        level, coefficient, method, confidence_level, resample, n_resamples, seed
+    )
     x, z, mask = matrices_iv(X, Z)
     prob = Problem(x, z, mask, lv, co)
     prob.notes.extend(engine_note(engine) if resample is not None else ())
     return correlate_prepared(
-        prob, "fisher" if resample is None else me, lev, resample, b, seed_int, metric, human,
-        workers=workers,
+        prob, me, lev, resample, b, seed_int, metric, human, workers=workers,
     )  # fmt: skip
 
 
@@ -222,21 +221,11 @@ def correlate(
 @validated
 @progress_option
 def correlate_metrics(
-    metrics: Mapping[str, Any],
-    Z: Any,
-    *,
-    level: str = "system",
-    coefficient: str = "pearson",
-    resample: str | None = "both",
-    method: str = "percentile",
-    confidence_level: float = 0.95,
-    n_resamples: int = 10_000,
-    seed: int | None = None,
-    human: str = "human",
-    workers: int | None = None,
-    engine: str = "numpy",
-    progress: Any = None,
-) -> dict[str, CorrelationResult]:
+    metrics: Mapping[str, Any], Z: Any, *, level: str = "system", coefficient: str = "pearson",
+    resample: str | None = "both", method: str = "percentile", confidence_level: float = 0.95,
+    n_resamples: int = 10_000, seed: int | None = None, human: str = "human",
+    workers: int | None = None, engine: str = "numpy", progress: Any = None,
+) -> dict[str, CorrelationResult]:  # fmt: skip
     """:func:`correlate` for several metrics against the same human scores.
 
     Every metric is resampled with the same systems and inputs (one seed), so the intervals
@@ -276,13 +265,9 @@ def correlate_metrics(
             "metrics", "a non-empty mapping of metric name to score matrix",
             describe_value(metrics),
         )  # fmt: skip
-    lv, co, me, lev = common_iv(level, coefficient, method, confidence_level)
-    if resample is not None:
-        resample = choice(resample, "resample", RESAMPLE)
-    if me == "fisher":
-        resample = None
-    b = check_n_resamples(n_resamples, lev) if resample is not None else 0
-    seed_int = check_seed(seed)
+    lv, co, me, lev, resample, b, seed_int = _plan(
+        level, coefficient, method, confidence_level, resample, n_resamples, seed
+    )
     probs = {}
     for name, x in metrics.items():
         xa, za, mask = matrices_iv(x, Z, x_name=f"metrics[{name!r}]")
@@ -299,7 +284,7 @@ def correlate_metrics(
     return {
         name: correlate_prepared(
             p,
-            "fisher" if resample is None else me,
+            me,
             lev,
             resample,
             b,

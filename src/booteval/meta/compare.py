@@ -50,14 +50,9 @@ class _PairedPermutation:
     """Difference of two metrics' correlations after swapping their scores."""
 
     def __init__(
-        self,
-        xa: np.ndarray,
-        xb: np.ndarray,
-        z: np.ndarray,
-        mask: np.ndarray,
-        level: str,
+        self, xa: np.ndarray, xb: np.ndarray, z: np.ndarray, mask: np.ndarray, level: str,
         coefficient: str,
-    ) -> None:
+    ) -> None:  # fmt: skip
         self.level, self.coefficient = level, coefficient
         xa, xb = _standardize(xa, mask), _standardize(xb, mask)
         self.mask = mask
@@ -193,15 +188,9 @@ class _SwapRun:
 
 
 def _permutation_test(
-    perm: _PairedPermutation,
-    design: str,
-    n_sys: int,
-    n_inp: int,
-    n_resamples: int,
-    seed: int,
-    alternative: str,
-    workers: int | None = 1,
-) -> tuple[float, float, bool, np.ndarray, int]:
+    perm: _PairedPermutation, design: str, n_sys: int, n_inp: int, n_resamples: int, seed: int,
+    alternative: str, workers: int | None = 1,
+) -> tuple[float, float, bool, np.ndarray, int]:  # fmt: skip
     n_bits = {"systems": n_sys, "inputs": n_inp, "both": n_sys + n_inp}[design]
     use_s, use_t = design != "inputs", design != "systems"
     with np.errstate(all="ignore"):
@@ -251,24 +240,12 @@ def _williams(r12: float, r13: float, r23: float, n: int, alternative: str) -> t
 @validated
 @progress_option
 def compare_correlations(
-    X_a: Any,
-    X_b: Any,
-    Z: Any,
-    *,
-    level: str = "system",
-    coefficient: str = "pearson",
-    resample: str = "both",
-    permutation: str | None = "both",
-    method: str = "percentile",
-    alternative: str = "two-sided",
-    confidence_level: float = 0.95,
-    n_resamples: int = 10_000,
-    seed: int | None = None,
-    metrics: tuple[str, str] = ("a", "b"),
-    workers: int | None = None,
-    engine: str = "numpy",
-    progress: Any = None,
-) -> CorrelationComparison:
+    X_a: Any, X_b: Any, Z: Any, *, level: str = "system", coefficient: str = "pearson",
+    resample: str = "both", permutation: str | None = "both", method: str = "percentile",
+    alternative: str = "two-sided", confidence_level: float = 0.95, n_resamples: int = 10_000,
+    seed: int | None = None, metrics: tuple[str, str] = ("a", "b"), workers: int | None = None,
+    engine: str = "numpy", progress: Any = None,
+) -> CorrelationComparison:  # fmt: skip
     """Does metric A agree with the human scores better than metric B, on the same data?
 
     Three answers, each with a p-value:
@@ -320,6 +297,7 @@ def compare_correlations(
     Returns
     -------
     CorrelationComparison
+        The difference of the two correlations, its interval and the tests' p-values.
 
     Examples
     --------
@@ -420,34 +398,12 @@ def compare_correlations(
             notes.append("Williams' test needs more than 3 systems and distinct metrics")
     _, population = describe_design(resample, n_sys, n_inp)
     return CorrelationComparison(
-        metric_a=str(metrics[0]),
-        metric_b=str(metrics[1]),
-        level=lv,
-        coefficient=co,
-        estimate_a=pa.estimate,
-        estimate_b=pb.estimate,
-        difference=diff,
-        low=out.low,
-        high=out.high,
-        confidence_level=lev,
-        method=me,
-        resample=resample,
-        population=population,
-        alternative=alternative,
-        p_value_bootstrap=p_boot,
-        permutation=permutation,
-        p_value_permutation=p_perm,
-        permutation_exact=exact,
-        n_permutations=n_perm,
-        p_value_williams=p_will,
-        williams_t=t_will,
-        correlation_ab=r_ab,
-        n_systems=n_sys,
-        n_inputs=n_inp,
-        n_resamples=b,
-        n_undefined=n_undef,
-        seed=seed_int,
-        distribution=freeze(values),
-        permutation_distribution=perm_vals,
-        notes=tuple(notes),
-    )
+        metric_a=str(metrics[0]), metric_b=str(metrics[1]), level=lv, coefficient=co,
+        estimate_a=pa.estimate, estimate_b=pb.estimate, difference=diff, low=out.low, high=out.high,
+        confidence_level=lev, method=me, resample=resample, population=population,
+        alternative=alternative, p_value_bootstrap=p_boot, permutation=permutation,
+        p_value_permutation=p_perm, permutation_exact=exact, n_permutations=n_perm,
+        p_value_williams=p_will, williams_t=t_will, correlation_ab=r_ab, n_systems=n_sys,
+        n_inputs=n_inp, n_resamples=b, n_undefined=n_undef, seed=seed_int,
+        distribution=freeze(values), permutation_distribution=perm_vals, notes=tuple(notes),
+    )  # fmt: skip

@@ -262,16 +262,9 @@ class _CrossedRun:
 
 
 def bootstrap(
-    fns: list[Callable[[Any, Any], np.ndarray]],
-    resample: str,
-    n_sys: int,
-    n_inp: int,
-    seed: int,
-    n_resamples: int,
-    *,
-    workers: int | None = 1,
-    batch: int | None = None,
-) -> np.ndarray:
+    fns: list[Callable[[Any, Any], np.ndarray]], resample: str, n_sys: int, n_inp: int, seed: int,
+    n_resamples: int, *, workers: int | None = 1, batch: int | None = None,
+) -> np.ndarray:  # fmt: skip
     """Replicates ``(len(fns), B)`` of statistics of the system and input weights.
 
     The crossed weight source (:class:`_CrossedSource`) runs through the engine's loop
@@ -343,18 +336,10 @@ def fisher(
 
 
 def build_result(
-    prob: Problem,
-    method: str,
-    level: float,
-    resample: str | None,
-    values: np.ndarray | None,
-    n_resamples: int,
-    n_undefined: int,
-    seed: int | None,
-    jack: Callable[[], np.ndarray] | None,
-    metric: str,
-    human: str,
-) -> CorrelationResult:
+    prob: Problem, method: str, level: float, resample: str | None, values: np.ndarray | None,
+    n_resamples: int, n_undefined: int, seed: int | None, jack: Callable[[], np.ndarray] | None,
+    metric: str, human: str,
+) -> CorrelationResult:  # fmt: skip
     n, n_meaning = prob.fisher_n()
     notes = list(prob.notes)
     details: dict[str, Any] = {}
@@ -393,49 +378,22 @@ def build_result(
         details.update(out.details)
     design, population = describe_design(resample_used, prob.n_systems, prob.n_inputs)
     return CorrelationResult(
-        estimate=prob.estimate,
-        low=float(low),
-        high=float(high),
-        confidence_level=level,
-        method=method,
-        level=prob.level,
-        coefficient=prob.coefficient,
-        resample=resample_used,
-        design=design,
-        population=population,
-        metric=metric,
-        human=human,
-        n_systems=prob.n_systems,
-        n_inputs=prob.n_inputs,
-        n=n,
-        n_meaning=n_meaning,
-        n_missing=prob.n_missing,
-        n_inputs_undefined=prob.n_inputs_undefined,
-        n_resamples=n_resamples if resample_used else 0,
-        n_undefined=n_undefined if resample_used else 0,
-        seed=seed if resample_used else None,
-        standard_error=se,
-        mcse_low=float(mc_lo),
-        mcse_high=float(mc_hi),
-        distribution=freeze(values) if resample_used else None,
-        jackknife=None,
-        notes=tuple(notes),
+        estimate=prob.estimate, low=float(low), high=float(high), confidence_level=level,
+        method=method, level=prob.level, coefficient=prob.coefficient, resample=resample_used,
+        design=design, population=population, metric=metric, human=human, n_systems=prob.n_systems,
+        n_inputs=prob.n_inputs, n=n, n_meaning=n_meaning, n_missing=prob.n_missing,
+        n_inputs_undefined=prob.n_inputs_undefined, n_resamples=n_resamples if resample_used else 0,
+        n_undefined=n_undefined if resample_used else 0, seed=seed if resample_used else None,
+        standard_error=se, mcse_low=float(mc_lo), mcse_high=float(mc_hi),
+        distribution=freeze(values) if resample_used else None, jackknife=None, notes=tuple(notes),
         details=details,
-    )
+    )  # fmt: skip
 
 
 def correlate_prepared(
-    prob: Problem,
-    method: str,
-    level: float,
-    resample: str | None,
-    n_resamples: int,
-    seed: int,
-    metric: str,
-    human: str,
-    replicates: np.ndarray | None = None,
-    workers: int | None = 1,
-) -> CorrelationResult:
+    prob: Problem, method: str, level: float, resample: str | None, n_resamples: int, seed: int,
+    metric: str, human: str, replicates: np.ndarray | None = None, workers: int | None = 1,
+) -> CorrelationResult:  # fmt: skip
     if not math.isfinite(prob.estimate):
         raise InvalidInputError(
             "X, Z",
@@ -472,17 +430,10 @@ class Rebuild:
     """
 
     def __init__(
-        self,
-        prob: Problem,
-        resample: str | None,
-        values: np.ndarray | None,
-        n_resamples: int,
-        n_undefined: int,
-        seed: int | None,
-        jackknife: LazyJackknife | None,
-        metric: str,
+        self, prob: Problem, resample: str | None, values: np.ndarray | None, n_resamples: int,
+        n_undefined: int, seed: int | None, jackknife: LazyJackknife | None, metric: str,
         human: str,
-    ) -> None:
+    ) -> None:  # fmt: skip
         self.prob, self.resample, self.values = prob, resample, values
         self.n_resamples, self.n_undefined, self.seed = n_resamples, n_undefined, seed
         self.jackknife, self.metric, self.human = jackknife, metric, human

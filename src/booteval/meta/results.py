@@ -148,11 +148,8 @@ class CorrelationResult(Result):
         return with_notes(lines, self.notes)
 
     def __repr__(self) -> str:
-        return (
-            f"CorrelationResult(estimate={self.estimate:.6g}, low={self.low:.6g}, "
-            f"high={self.high:.6g}, level={self.level!r}, coefficient={self.coefficient!r}, "
-            f"method={self.method!r}, resample={self.resample!r}, n_resamples="
-            f"{self.n_resamples}, seed={self.seed})"
+        return self._short_repr(
+            "estimate low high level coefficient method resample n_resamples seed"
         )
 
     def with_method(

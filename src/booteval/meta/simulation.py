@@ -30,16 +30,10 @@ def _rank_version(rho: float, coefficient: str) -> float:
 
 
 def true_correlation(
-    level: str,
-    coefficient: str,
-    n_inputs: int,
-    system_correlation: float,
-    noise_correlation: float,
-    input_correlation: float,
-    system_sd: float,
-    input_sd: float,
+    level: str, coefficient: str, n_inputs: int, system_correlation: float,
+    noise_correlation: float, input_correlation: float, system_sd: float, input_sd: float,
     noise_sd: float,
-) -> float:
+) -> float:  # fmt: skip
     """The population correlation of the simulation model at a level.
 
     ``X_ij = a_i + b_j + e_ij`` and ``Z_ij = c_i + d_j + f_ij`` with bivariate-normal pairs
@@ -84,26 +78,14 @@ def _check_sd(value: object, name: str) -> float:
 @accepts_options
 @validated
 def simulate_correlation_coverage(
-    *,
-    level: str = "system",
-    coefficient: str = "pearson",
-    n_systems: int = 16,
-    n_inputs: int = 100,
-    system_correlation: float = 0.8,
-    noise_correlation: float = 0.3,
-    input_correlation: float = 0.0,
-    system_sd: float = 1.0,
-    input_sd: float = 1.0,
-    noise_sd: float = 3.0,
-    population: tuple[Any, Any] | None = None,
+    *, level: str = "system", coefficient: str = "pearson", n_systems: int = 16,
+    n_inputs: int = 100, system_correlation: float = 0.8, noise_correlation: float = 0.3,
+    input_correlation: float = 0.0, system_sd: float = 1.0, input_sd: float = 1.0,
+    noise_sd: float = 3.0, population: tuple[Any, Any] | None = None,
     designs: tuple[str, ...] = ("systems", "inputs", "both"),
-    methods: tuple[str, ...] = ("percentile", "bca"),
-    fisher: bool = True,
-    n_trials: int = 200,
-    n_resamples: int = 1000,
-    confidence_level: float = 0.95,
-    seed: int | None = None,
-) -> CoverageTable:
+    methods: tuple[str, ...] = ("percentile", "bca"), fisher: bool = True, n_trials: int = 200,
+    n_resamples: int = 1000, confidence_level: float = 0.95, seed: int | None = None,
+) -> CoverageTable:  # fmt: skip
     """How often does each interval cover a known correlation?
 
     Simulates ``n_trials`` data sets of ``n_systems`` x ``n_inputs`` metric and human scores
@@ -154,6 +136,7 @@ def simulate_correlation_coverage(
     Returns
     -------
     CoverageTable
+        One row per interval method: coverage, misses on each side and width.
 
     Examples
     --------
@@ -292,15 +275,7 @@ def simulate_correlation_coverage(
             )
         )
     return CoverageTable(
-        truth=float(truth),
-        level=lv,
-        coefficient=co,
-        n_systems=n_sys,
-        n_inputs=n_inp,
-        n_trials=n_trials,
-        n_resamples=b,
-        confidence_level=lev,
-        rows=tuple(rows_out),
-        description=description,
-        seed=seed_int,
-    )
+        truth=float(truth), level=lv, coefficient=co, n_systems=n_sys, n_inputs=n_inp,
+        n_trials=n_trials, n_resamples=b, confidence_level=lev, rows=tuple(rows_out),
+        description=description, seed=seed_int,
+    )  # fmt: skip

@@ -219,14 +219,10 @@ def _check_ratio(value: object, name: str) -> float:
 
 @validated
 def cv_t_interval(
-    values: Sequence[float] | np.ndarray,
-    *,
-    method: str = "corrected",
-    n_train: float | None = None,
-    n_test: float | None = None,
-    test_train_ratio: float | None = None,
-    confidence_level: float = 0.95,
-) -> CVInterval:
+    values: Sequence[float] | np.ndarray, *, method: str = "corrected",
+    n_train: float | None = None, n_test: float | None = None,
+    test_train_ratio: float | None = None, confidence_level: float = 0.95,
+) -> CVInterval:  # fmt: skip
     """A t interval for the mean of per-fold cross-validation metric values.
 
     Parameters
@@ -250,6 +246,7 @@ def cv_t_interval(
     Returns
     -------
     CVInterval
+        The cross-validation error with its interval and the per-fold errors.
 
     Notes
     -----
@@ -309,17 +306,9 @@ def cv_t_interval(
         notes = ("all per-fold values are equal; the interval has zero width",)
         warn(notes[0], DegenerateIntervalWarning, stacklevel=2)
     return CVInterval(
-        estimate=mean,
-        low=mean - t * se,
-        high=mean + t * se,
-        confidence_level=level,
-        method=method,
-        standard_error=se,
-        df=j - 1,
-        n_values=j,
-        test_train_ratio=ratio,
-        notes=notes,
-    )
+        estimate=mean, low=mean - t * se, high=mean + t * se, confidence_level=level, method=method,
+        standard_error=se, df=j - 1, n_values=j, test_train_ratio=ratio, notes=notes,
+    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------- learners, losses
@@ -441,18 +430,12 @@ def _check_xy(x: object, y: object) -> tuple[np.ndarray, np.ndarray]:
 @accepts_options
 @validated
 def nested_cv_interval(
-    X: Any,
-    y: Any,
-    estimator: Any = None,
-    *,
+    X: Any, y: Any, estimator: Any = None, *,
     fit: Callable[[np.ndarray, np.ndarray], Any] | None = None,
     predict: Callable[[Any, np.ndarray], Any] | None = None,
-    loss: str | Callable[[np.ndarray, np.ndarray], np.ndarray] = "squared_error",
-    n_folds: int = 10,
-    n_repeats: int = 200,
-    confidence_level: float = 0.95,
-    seed: int | None = None,
-) -> NestedCVInterval:
+    loss: str | Callable[[np.ndarray, np.ndarray], np.ndarray] = "squared_error", n_folds: int = 10,
+    n_repeats: int = 200, confidence_level: float = 0.95, seed: int | None = None,
+) -> NestedCVInterval:  # fmt: skip
     """Nested cross-validation interval for the prediction error (Bates, Hastie, Tibshirani 2023).
 
     For each of ``n_repeats`` random K-fold splits and each outer fold ``k``: an inner CV over
@@ -576,24 +559,9 @@ def nested_cv_interval(
     est = err_ncv - bias
     z = float(stats.norm.ppf(0.5 + level / 2.0))
     return NestedCVInterval(
-        estimate=est,
-        low=est - z * se,
-        high=est + z * se,
-        confidence_level=level,
-        standard_error=se,
-        err_cv=err_cv,
-        err_ncv=err_ncv,
-        bias=bias,
-        mse_hat=mse_hat,
-        se_naive=se_naive,
-        naive_low=err_cv - z * se_naive,
-        naive_high=err_cv + z * se_naive,
-        fold_errors=fold_errors,
-        n=n,
-        n_folds=k,
-        n_repeats=reps,
-        n_fits=n_fits,
-        loss=loss_name,
-        seed=seed_int,
-        notes=tuple(notes),
-    )
+        estimate=est, low=est - z * se, high=est + z * se, confidence_level=level,
+        standard_error=se, err_cv=err_cv, err_ncv=err_ncv, bias=bias, mse_hat=mse_hat,
+        se_naive=se_naive, naive_low=err_cv - z * se_naive, naive_high=err_cv + z * se_naive,
+        fold_errors=fold_errors, n=n, n_folds=k, n_repeats=reps, n_fits=n_fits, loss=loss_name,
+        seed=seed_int, notes=tuple(notes),
+    )  # fmt: skip

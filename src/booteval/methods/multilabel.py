@@ -227,22 +227,12 @@ class _Replicates:
 @validated
 @progress_option
 def multilabel_ci(
-    y_true: object,
-    y_pred: object,
-    *,
-    metric: str = "recall",
-    resample: str = "instances",
-    undefined: str = "zero",
-    method: str = "bca",
-    confidence_level: float = 0.95,
-    n_resamples: int = 10_000,
-    seed: int | None = None,
-    batch: int | None = None,
-    on_undefined: str = "drop",
-    workers: int | None = None,
-    engine: str = "numpy",
+    y_true: object, y_pred: object, *, metric: str = "recall", resample: str = "instances",
+    undefined: str = "zero", method: str = "bca", confidence_level: float = 0.95,
+    n_resamples: int = 10_000, seed: int | None = None, batch: int | None = None,
+    on_undefined: str = "drop", workers: int | None = None, engine: str = "numpy",
     progress: Any = None,
-) -> CIResult:
+) -> CIResult:  # fmt: skip
     """Bootstrap interval for macro-averaged recall or F1 of multi-label predictions.
 
     Parameters
@@ -289,14 +279,9 @@ def multilabel_ci(
     5
     """
     opts = check_run_options(
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        seed=seed,
-        method=method,
-        on_undefined=on_undefined,
-        batch=batch,
-        workers=workers,
-    )
+        confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, method=method,
+        on_undefined=on_undefined, batch=batch, workers=workers,
+    )  # fmt: skip
     check_choice(method, "method", MULTILABEL_METHODS)
     check_choice(metric, "metric", MULTILABEL_METRICS)
     check_choice(resample, "resample", MULTILABEL_RESAMPLE)

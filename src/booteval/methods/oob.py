@@ -310,17 +310,12 @@ def _normal(est: float, se: float, level: float, lo: float, hi: float) -> tuple[
 @renamed(n_bootstraps="n_resamples")
 @validated
 def bootstrap_error_estimates(
-    X: Any,
-    y: Any,
-    estimator: Any = None,
-    *,
+    X: Any, y: Any, estimator: Any = None, *,
     fit: Callable[[np.ndarray, np.ndarray], Any] | None = None,
     predict: Callable[[Any, np.ndarray], Any] | None = None,
-    loss: str | Callable[[np.ndarray, np.ndarray], np.ndarray] = "zero_one",
-    n_resamples: int = 200,
-    confidence_level: float = 0.95,
-    seed: int | None = None,
-) -> BootstrapErrorEstimates:
+    loss: str | Callable[[np.ndarray, np.ndarray], np.ndarray] = "zero_one", n_resamples: int = 200,
+    confidence_level: float = 0.95, seed: int | None = None,
+) -> BootstrapErrorEstimates:  # fmt: skip
     """Resubstitution, OOB (leave-one-out bootstrap), .632 and .632+ prediction errors.
 
     Parameters
@@ -462,17 +457,11 @@ def bootstrap_error_estimates(
 @accepts_options
 @validated
 def oob_ensemble_extrapolation(
-    X: Any,
-    y: Any,
-    estimator: Any = None,
-    *,
+    X: Any, y: Any, estimator: Any = None, *,
     fit: Callable[[np.ndarray, np.ndarray], Any] | None = None,
-    predict: Callable[[Any, np.ndarray], Any] | None = None,
-    n_estimators: int = 100,
-    sizes: tuple[int, ...] | None = None,
-    confidence_level: float = 0.95,
-    seed: int | None = None,
-) -> OOBExtrapolation:
+    predict: Callable[[Any, np.ndarray], Any] | None = None, n_estimators: int = 100,
+    sizes: tuple[int, ...] | None = None, confidence_level: float = 0.95, seed: int | None = None,
+) -> OOBExtrapolation:  # fmt: skip
     """Bias-correct the OOB accuracy of a bagged (majority-vote) classifier by ensemble size.
 
     Fits ``n_estimators`` models on bootstrap samples. The OOB vote of row ``i`` with the first
@@ -500,6 +489,7 @@ def oob_ensemble_extrapolation(
     Returns
     -------
     OOBExtrapolation
+        The extrapolated error with its interval and the fitted curve.
 
     Notes
     -----
@@ -592,22 +582,8 @@ def oob_ensemble_extrapolation(
         ose = float(c_b.std(ddof=1)) / math.sqrt(nu) if nu > 1 else math.nan
         olo, ohi = _normal(oob_acc, ose, level, 0.0, 1.0)
     return OOBExtrapolation(
-        estimate=est,
-        low=lo,
-        high=hi,
-        accuracy_infinite=a_inf,
-        c=c,
-        oob_accuracy=oob_acc,
-        oob_low=olo,
-        oob_high=ohi,
-        sizes=sz,
-        accuracies=tuple(float(a) for a in acc),
-        standard_error=se,
-        effective_fraction=q,
-        confidence_level=level,
-        n=n,
-        n_estimators=b,
-        n_rows_used=nu,
-        seed=seed_int,
-        notes=tuple(notes),
-    )
+        estimate=est, low=lo, high=hi, accuracy_infinite=a_inf, c=c, oob_accuracy=oob_acc,
+        oob_low=olo, oob_high=ohi, sizes=sz, accuracies=tuple(float(a) for a in acc),
+        standard_error=se, effective_fraction=q, confidence_level=level, n=n, n_estimators=b,
+        n_rows_used=nu, seed=seed_int, notes=tuple(notes),
+    )  # fmt: skip

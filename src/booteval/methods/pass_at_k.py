@@ -104,20 +104,11 @@ def _per_problem(correct: Any, items: Any, clusters: Any, name: str = "correct")
 @accepts_options
 @validated
 def pass_at_k(
-    correct: Any,
-    items: Any,
-    k: int = 1,
-    *,
-    clusters: Any = None,
-    method: str = "bca",
-    confidence_level: float = 0.95,
-    n_resamples: int = 10_000,
-    seed: int | None = None,
-    batch: int | None = None,
-    workers: int | None = None,
-    engine: str = "numpy",
+    correct: Any, items: Any, k: int = 1, *, clusters: Any = None, method: str = "bca",
+    confidence_level: float = 0.95, n_resamples: int = 10_000, seed: int | None = None,
+    batch: int | None = None, workers: int | None = None, engine: str = "numpy",
     progress: Any = None,
-) -> CIResult:
+) -> CIResult:  # fmt: skip
     """pass@k over problems with several samples each, and its bootstrap interval.
 
     Each problem's unbiased estimate :func:`pass_at_k_values` from its ``n`` samples
@@ -164,24 +155,12 @@ def pass_at_k(
 @accepts_options
 @validated
 def compare_pass_at_k(
-    correct_a: Any,
-    items_a: Any,
-    correct_b: Any,
-    items_b: Any,
-    k: int = 1,
-    *,
-    clusters: Any = None,
-    names: Sequence[str] = ("A", "B"),
-    method: str = "bca",
-    confidence_level: float = 0.95,
-    n_resamples: int = 10_000,
-    seed: int | None = None,
-    batch: int | None = None,
-    workers: int | None = None,
-    engine: str = "numpy",
-    progress: Any = None,
+    correct_a: Any, items_a: Any, correct_b: Any, items_b: Any, k: int = 1, *, clusters: Any = None,
+    names: Sequence[str] = ("A", "B"), method: str = "bca", confidence_level: float = 0.95,
+    n_resamples: int = 10_000, seed: int | None = None, batch: int | None = None,
+    workers: int | None = None, engine: str = "numpy", progress: Any = None,
     alternative: str = "two-sided",
-) -> ComparisonResult:
+) -> ComparisonResult:  # fmt: skip
     """The paired difference of two models' pass@k (B - A) over the same problems.
 
     Each model's samples are reduced to its per-problem unbiased pass@k; the problems
@@ -206,6 +185,7 @@ def compare_pass_at_k(
     Returns
     -------
     ComparisonResult
+        The difference of pass@k, ``B - A``, with its interval and p-value.
 
     Examples
     --------
@@ -275,21 +255,11 @@ def _majority_probability(counts: np.ndarray, target: int, k: int) -> float:
 @accepts_options
 @validated
 def majority_vote_at_k(
-    answers: Any,
-    targets: Any,
-    items: Any,
-    k: int | None = None,
-    *,
-    clusters: Any = None,
-    method: str = "bca",
-    confidence_level: float = 0.95,
-    n_resamples: int = 10_000,
-    seed: int | None = None,
-    batch: int | None = None,
-    workers: int | None = None,
-    engine: str = "numpy",
-    progress: Any = None,
-) -> CIResult:
+    answers: Any, targets: Any, items: Any, k: int | None = None, *, clusters: Any = None,
+    method: str = "bca", confidence_level: float = 0.95, n_resamples: int = 10_000,
+    seed: int | None = None, batch: int | None = None, workers: int | None = None,
+    engine: str = "numpy", progress: Any = None,
+) -> CIResult:  # fmt: skip
     """Majority-vote@k: how often the most frequent of k sampled answers is right.
 
     For each problem, the exact probability that, among ``k`` samples drawn without

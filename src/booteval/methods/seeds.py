@@ -242,26 +242,23 @@ def _clip(lo: float, hi: float, bounds: Any) -> tuple[float, float, tuple[str, .
     return lo, hi, ()
 
 
+def _run_options(method: object, **shared: Any) -> tuple[RunOptions, str]:
+    """The shared run options (the replicates are read as percentiles) and the method."""
+    opts = check_run_options(method="percentile", **shared)
+    return opts, check_choice(method, "method", SEED_METHODS)
+
+
 # --------------------------------------------------------------- public API
 @accepts_options
 @validated
 @progress_option
 def pool_seeds(
-    *data: Any,
-    metric: str | Metric | Callable[..., float] | None = None,
-    method: str = "t",
-    confidence_level: float = 0.95,
-    n_resamples: int = 10_000,
-    seed: int | None = None,
-    batch: int | None = None,
-    strata: Any = None,
-    clusters: Any = None,
-    on_undefined: str = "drop",
-    metric_kwargs: dict[str, Any] | None = None,
-    workers: int | None = None,
-    engine: str = "numpy",
+    *data: Any, metric: str | Metric | Callable[..., float] | None = None, method: str = "t",
+    confidence_level: float = 0.95, n_resamples: int = 10_000, seed: int | None = None,
+    batch: int | None = None, strata: Any = None, clusters: Any = None, on_undefined: str = "drop",
+    metric_kwargs: dict[str, Any] | None = None, workers: int | None = None, engine: str = "numpy",
     progress: Any = None,
-) -> SeedPoolResult:
+) -> SeedPoolResult:  # fmt: skip
     """Interval for a method's expected metric from several training runs (seeds).
 
     Parameters
@@ -290,6 +287,7 @@ def pool_seeds(
     Returns
     -------
     SeedPoolResult
+        The interval for the expected metric and the seed/test-data variance split.
 
     Examples
     --------
@@ -304,12 +302,9 @@ def pool_seeds(
     >>> round(float(r.run_estimates.mean()), 4) == round(r.estimate, 4)
     True
     """
-    opts = check_run_options(
-        confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
-        method="percentile", on_undefined=on_undefined, batch=batch, workers=workers,
-        engine=engine,
-    )  # fmt: skip
-    method = check_choice(method, "method", SEED_METHODS)
+    opts, method = _run_options(method, confidence_level=confidence_level,
+        n_resamples=n_resamples, seed=seed, on_undefined=on_undefined, batch=batch,
+        workers=workers, engine=engine)  # fmt: skip
 
     def design_of(k: int) -> Design:
         return make_design(k, strata=strata, clusters=clusters)
@@ -351,18 +346,9 @@ def _check_n_inputs(m: Metric, got: int, what: str) -> None:
 
 
 def _pool(
-    m: Metric,
-    est: np.ndarray,
-    reps: np.ndarray,
-    two_way: np.ndarray,
-    method: str,
-    level: float,
-    design: Design,
-    n: int,
-    b: int,
-    seed: int,
-    n_undefined: int,
-) -> SeedPoolResult:
+    m: Metric, est: np.ndarray, reps: np.ndarray, two_way: np.ndarray, method: str, level: float,
+    design: Design, n: int, b: int, seed: int, n_undefined: int,
+) -> SeedPoolResult:  # fmt: skip
     k = est.size
     comp = _components(est, reps)
     estimate = float(est.mean())
@@ -402,23 +388,13 @@ def _pool(
 @validated
 @progress_option
 def compare_methods(
-    *data: Any,
-    metric: str | Metric | Callable[..., float] | None = None,
-    method: str = "t",
-    confidence_level: float = 0.95,
-    n_resamples: int = 10_000,
-    seed: int | None = None,
-    batch: int | None = None,
-    strata: Any = None,
-    clusters: Any = None,
-    alternative: str = "two-sided",
-    on_undefined: str = "drop",
-    metric_kwargs: dict[str, Any] | None = None,
-    workers: int | None = None,
-    engine: str = "numpy",
-    progress: Any = None,
-    names: tuple[str, str] = ("A", "B"),
-) -> MethodComparisonResult:
+    *data: Any, metric: str | Metric | Callable[..., float] | None = None, method: str = "t",
+    confidence_level: float = 0.95, n_resamples: int = 10_000, seed: int | None = None,
+    batch: int | None = None, strata: Any = None, clusters: Any = None,
+    alternative: str = "two-sided", on_undefined: str = "drop",
+    metric_kwargs: dict[str, Any] | None = None, workers: int | None = None, engine: str = "numpy",
+    progress: Any = None, names: tuple[str, str] = ("A", "B"),
+) -> MethodComparisonResult:  # fmt: skip
     """Paired comparison of two methods, each trained with several seeds, on the same test rows.
 
     The test set is resampled with the same rows for every run of both
@@ -450,6 +426,7 @@ def compare_methods(
     Returns
     -------
     MethodComparisonResult
+        The difference of the expected metrics with its interval and p-value.
 
     Examples
     --------
@@ -463,12 +440,9 @@ def compare_methods(
     >>> r.excludes_zero, r.difference > 0
     (True, True)
     """
-    opts = check_run_options(
-        confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
-        method="percentile", on_undefined=on_undefined, batch=batch, workers=workers,
-        engine=engine,
-    )  # fmt: skip
-    method = check_choice(method, "method", SEED_METHODS)
+    opts, method = _run_options(method, confidence_level=confidence_level,
+        n_resamples=n_resamples, seed=seed, on_undefined=on_undefined, batch=batch,
+        workers=workers, engine=engine)  # fmt: skip
     alternative = check_choice(alternative, "alternative", ALTERNATIVES)
     name_a, name_b, m = pair_inputs(
         data,

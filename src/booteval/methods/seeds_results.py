@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.format import format_triplet
-from ..results import Difference, Result, with_notes
+from ..results import PairedDifference, Result, with_notes
 
 
 # ------------------------------------------------------------------- results
@@ -113,7 +113,7 @@ class SeedPoolResult(Result):
 
 
 @dataclass(frozen=True, eq=False)
-class MethodComparisonResult(Difference):
+class MethodComparisonResult(PairedDifference):
     """The difference ``B - A`` between two methods' expected metrics over seeds.
 
     Attributes
@@ -140,13 +140,6 @@ class MethodComparisonResult(Difference):
     """
 
     metric: str
-    name_a: str
-    name_b: str
-    estimate_a: float
-    estimate_b: float
-    difference: float
-    low: float
-    high: float
     confidence_level: float
     method: str
     p_value: float
@@ -166,15 +159,6 @@ class MethodComparisonResult(Difference):
     result_b: SeedPoolResult = field(repr=False)
     distribution: np.ndarray = field(repr=False)
     notes: tuple[str, ...] = ()
-
-    @property
-    def estimate(self) -> float:
-        """Alias of :attr:`difference`."""
-        return self.difference
-
-    def format(self, scale: float = 1.0, digits: int = 4) -> str:
-        """``difference (low, high)``."""
-        return format_triplet(self.difference, self.low, self.high, scale=scale, digits=digits)
 
     def summary(self, scale: float = 1.0, digits: int = 4) -> str:
         """One line: the difference, its interval, the p-value and both means."""

@@ -143,12 +143,8 @@ class ThresholdCIResult(CIResult):
         return with_notes(lines, self.notes)
 
     def __repr__(self) -> str:
-        return (
-            f"ThresholdCIResult(metric={self.metric!r}, estimate={self.estimate:.6g}, "
-            f"low={self.low:.6g}, high={self.high:.6g}, threshold={self.threshold:.6g}, "
-            f"method={self.method!r}, refit={self.refit}, n_resamples={self.n_resamples}, "
-            f"seed={self.seed})"
-        )
+        names = "metric estimate low high threshold method refit n_resamples seed"
+        return self._short_repr(names)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-data view (no arrays)."""
@@ -202,30 +198,14 @@ class ThresholdComparisonResult(ComparisonResult):
 @validated
 @progress_option
 def threshold_ci(
-    y_val: Any,
-    s_val: Any,
-    y_test: Any,
-    s_test: Any,
-    *,
-    rule: str | Callable[..., float] = "max_f1",
-    metric: str | CountMetric | None = None,
-    target: float | None = None,
-    method: str = "percentile",
-    confidence_level: float = 0.95,
-    n_resamples: int = 2_000,
-    seed: int | None = None,
-    refit: bool = True,
-    pos_label: Any = 1,
-    strata_val: Any = None,
-    clusters_val: Any = None,
-    strata_test: Any = None,
-    clusters_test: Any = None,
-    batch: int | None = None,
-    on_undefined: str = "drop",
-    bca_ties: str = "half",
-    engine: str = "numpy",
-    progress: Any = None,
-) -> ThresholdCIResult:
+    y_val: Any, s_val: Any, y_test: Any, s_test: Any, *,
+    rule: str | Callable[..., float] = "max_f1", metric: str | CountMetric | None = None,
+    target: float | None = None, method: str = "percentile", confidence_level: float = 0.95,
+    n_resamples: int = 2_000, seed: int | None = None, refit: bool = True, pos_label: Any = 1,
+    strata_val: Any = None, clusters_val: Any = None, strata_test: Any = None,
+    clusters_test: Any = None, batch: int | None = None, on_undefined: str = "drop",
+    bca_ties: str = "half", engine: str = "numpy", progress: Any = None,
+) -> ThresholdCIResult:  # fmt: skip
     """Interval for a test metric at a threshold chosen on validation data (two-level bootstrap).
 
     Every replicate resamples the validation set, refits the threshold on the
@@ -290,6 +270,7 @@ def threshold_ci(
     Returns
     -------
     ThresholdCIResult
+        The test-set metric at the chosen threshold, with its interval.
 
     Examples
     --------
@@ -352,34 +333,15 @@ def threshold_ci(
 @validated
 @progress_option
 def threshold_compare(
-    y_val: Any,
-    s_val_a: Any,
-    s_val_b: Any,
-    y_test: Any,
-    s_test_a: Any,
-    s_test_b: Any,
-    *,
-    rule: str | Callable[..., float] = "max_f1",
-    metric: str | CountMetric | None = None,
-    target: float | None = None,
-    method: str = "percentile",
-    confidence_level: float = 0.95,
-    n_resamples: int = 2_000,
-    seed: int | None = None,
-    refit: bool = True,
-    alternative: str = "two-sided",
-    pos_label: Any = 1,
-    strata_val: Any = None,
-    clusters_val: Any = None,
-    strata_test: Any = None,
-    clusters_test: Any = None,
-    batch: int | None = None,
-    on_undefined: str = "drop",
-    bca_ties: str = "half",
-    names: tuple[str, str] = ("A", "B"),
-    engine: str = "numpy",
-    progress: Any = None,
-) -> ThresholdComparisonResult:
+    y_val: Any, s_val_a: Any, s_val_b: Any, y_test: Any, s_test_a: Any, s_test_b: Any, *,
+    rule: str | Callable[..., float] = "max_f1", metric: str | CountMetric | None = None,
+    target: float | None = None, method: str = "percentile", confidence_level: float = 0.95,
+    n_resamples: int = 2_000, seed: int | None = None, refit: bool = True,
+    alternative: str = "two-sided", pos_label: Any = 1, strata_val: Any = None,
+    clusters_val: Any = None, strata_test: Any = None, clusters_test: Any = None,
+    batch: int | None = None, on_undefined: str = "drop", bca_ties: str = "half",
+    names: tuple[str, str] = ("A", "B"), engine: str = "numpy", progress: Any = None,
+) -> ThresholdComparisonResult:  # fmt: skip
     """Paired two-level bootstrap of ``B - A`` for an operating-point metric.
 
     In every replicate both systems refit their thresholds on the *same*
@@ -411,6 +373,7 @@ def threshold_compare(
     Returns
     -------
     ThresholdComparisonResult
+        The difference ``B - A`` at each system's own threshold, with its interval.
 
     Examples
     --------

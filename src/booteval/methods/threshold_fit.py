@@ -160,13 +160,9 @@ class _Sorted:
         desc = scores[order]
         ends = np.append(np.flatnonzero(desc[1:] != desc[:-1]) + 1, desc.size)
         return cls(
-            pos=pos,
-            scores=scores,
-            order=order,
-            pos_sorted=pos[order].astype(np.float64),
-            values=desc[ends - 1],
-            ends=ends,
-        )
+            pos=pos, scores=scores, order=order, pos_sorted=pos[order].astype(np.float64),
+            values=desc[ends - 1], ends=ends,
+        )  # fmt: skip
 
     def cumulative(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Weighted cumulative positives and rows, shape ``(batch, n + 1)``, in score order."""
@@ -412,14 +408,9 @@ def _derived_seed(seed: int, which: int) -> int:
 
 # ------------------------------------------------------------ public helpers
 def fit_threshold(
-    y: Any,
-    scores: Any,
-    *,
-    rule: str | Callable[..., float] = "max_f1",
-    target: float | None = None,
-    weights: Any = None,
-    pos_label: Any = 1,
-) -> float:
+    y: Any, scores: Any, *, rule: str | Callable[..., float] = "max_f1",
+    target: float | None = None, weights: Any = None, pos_label: Any = 1,
+) -> float:  # fmt: skip
     """The threshold a rule picks on one (validation) set.
 
     Parameters
@@ -476,14 +467,9 @@ def fit_threshold(
 
 
 def threshold_metric(
-    y: Any,
-    scores: Any,
-    threshold: float,
-    *,
-    metric: str | CountMetric = "f1",
-    weights: Any = None,
+    y: Any, scores: Any, threshold: float, *, metric: str | CountMetric = "f1", weights: Any = None,
     pos_label: Any = 1,
-) -> float:
+) -> float:  # fmt: skip
     """An operating-point metric of ``score >= threshold`` (NaN where undefined).
 
     Parameters

@@ -205,20 +205,10 @@ class _Run:
 
 
 def _setup(
-    rule: object,
-    target: object,
-    metric: object,
-    refit: object,
-    y_val: Any,
-    s_vals: list[tuple[str, Any]],
-    y_test: Any,
-    s_tests: list[tuple[str, Any]],
-    pos_label: Any,
-    strata_val: Any,
-    clusters_val: Any,
-    strata_test: Any,
-    clusters_test: Any,
-) -> _Problem:
+    rule: object, target: object, metric: object, refit: object, y_val: Any,
+    s_vals: list[tuple[str, Any]], y_test: Any, s_tests: list[tuple[str, Any]], pos_label: Any,
+    strata_val: Any, clusters_val: Any, strata_test: Any, clusters_test: Any,
+) -> _Problem:  # fmt: skip
     r, tgt = _resolve_rule(rule, target)
     name, fn, bounds = _resolve_metric(metric, r)
     if not isinstance(refit, bool | np.bool_):
@@ -234,17 +224,12 @@ def _setup(
         {"y_test": pos_test, **{nm: v for (nm, _), v in zip(s_tests, tests, strict=True)}}
     )
     return _Problem(
-        rule=r,
-        target=tgt,
-        metric_name=name,
-        metric_fn=fn,
-        bounds=bounds,
-        refit=bool(refit),
+        rule=r, target=tgt, metric_name=name, metric_fn=fn, bounds=bounds, refit=bool(refit),
         val=[_Sorted.build(pos_val, v) for v in vals],
         test=[_TestSet.build(pos_test, t) for t in tests],
         design_val=make_design(n_val, strata=strata_val, clusters=clusters_val),
         design_test=make_design(n_test, strata=strata_test, clusters=clusters_test),
-    )
+    )  # fmt: skip
 
 
 class _TwoSetSource:
@@ -327,15 +312,9 @@ def _run(problem: _Problem, opts: Any, names: list[str]) -> _Run:
 
 
 def _interval(
-    method: str,
-    estimate: float,
-    reps: np.ndarray,
-    level: float,
-    jackknife: np.ndarray | None,
-    bounds: tuple[float, float] | None,
-    ties: str,
-    warn: bool = True,
-) -> Any:
+    method: str, estimate: float, reps: np.ndarray, level: float, jackknife: np.ndarray | None,
+    bounds: tuple[float, float] | None, ties: str, warn: bool = True,
+) -> Any:  # fmt: skip
     return compute_interval(
         method, estimate, reps, level, jackknife=jackknife, bounds=bounds, ties=ties, warn=warn
     )

@@ -323,31 +323,15 @@ def _joblib_jobs(n_jobs: Any) -> Any:
 @renamed(n_jobs=("workers", _joblib_jobs), test_strata="strata_test", test_clusters="clusters_test")
 @validated
 def bootstrap_training(
-    estimator: Any,
-    X_train: Any,
-    y_train: Any,
-    X_test: Any,
-    y_test: Any,
-    *,
+    estimator: Any, X_train: Any, y_train: Any, X_test: Any, y_test: Any, *,
     predict: Callable[[Any, Any], Any] | None = None,
     metric: str | Metric | Callable[..., float] = "accuracy",
-    metric_kwargs: dict[str, Any] | None = None,
-    response: str = "auto",
-    n_resamples: int = 200,
-    test_resamples: int = 0,
-    method: str = "percentile",
-    confidence_level: float = 0.95,
-    seed: int | None = None,
-    strata: Any = None,
-    clusters: Any = None,
-    strata_test: Any = None,
-    clusters_test: Any = None,
-    fit_full: bool = True,
-    workers: int | None = None,
-    backend: str | None = None,
-    engine: str = "numpy",
-    progress: Any = None,
-) -> TrainingBootstrapResult:
+    metric_kwargs: dict[str, Any] | None = None, response: str = "auto", n_resamples: int = 200,
+    test_resamples: int = 0, method: str = "percentile", confidence_level: float = 0.95,
+    seed: int | None = None, strata: Any = None, clusters: Any = None, strata_test: Any = None,
+    clusters_test: Any = None, fit_full: bool = True, workers: int | None = None,
+    backend: str | None = None, engine: str = "numpy", progress: Any = None,
+) -> TrainingBootstrapResult:  # fmt: skip
     """Refit a method on bootstrap resamples of the training set and score it on a test set.
 
     Parameters
@@ -410,6 +394,7 @@ def bootstrap_training(
     Returns
     -------
     TrainingBootstrapResult
+        The interval, the refits' metrics and the training/test variance split.
 
     Raises
     ------

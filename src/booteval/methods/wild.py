@@ -278,26 +278,14 @@ def _as_statistic_values(value: object) -> np.ndarray:
 @validated
 @progress_option
 def wild_ci(
-    X: object,
-    y: object,
-    statistic: Callable[[Any], object] | int | None = None,
-    *,
+    X: object, y: object, statistic: Callable[[Any], object] | int | None = None, *,
     fit: Callable[[np.ndarray, np.ndarray], Any] | None = None,
-    predict: Callable[[Any, np.ndarray], object] | None = None,
-    fit_intercept: bool = True,
-    multipliers: str = "rademacher",
-    residuals: str = "hc2",
-    method: str = "percentile",
-    confidence_level: float = 0.95,
-    n_resamples: int = 2000,
-    seed: int | None = None,
-    batch: int | None = None,
-    on_undefined: str = "drop",
-    vectorized: bool = False,
-    workers: int | None = None,
-    engine: str = "numpy",
-    progress: Any = None,
-) -> CIResult | tuple[CIResult, ...]:
+    predict: Callable[[Any, np.ndarray], object] | None = None, fit_intercept: bool = True,
+    multipliers: str = "rademacher", residuals: str = "hc2", method: str = "percentile",
+    confidence_level: float = 0.95, n_resamples: int = 2000, seed: int | None = None,
+    batch: int | None = None, on_undefined: str = "drop", vectorized: bool = False,
+    workers: int | None = None, engine: str = "numpy", progress: Any = None,
+) -> CIResult | tuple[CIResult, ...]:  # fmt: skip
     """Wild-bootstrap confidence interval for any statistic of a refitted regression.
 
     Parameters
@@ -369,14 +357,9 @@ def wild_ci(
     1.0
     """
     opts = check_run_options(
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        seed=seed,
-        method=method,
-        on_undefined=on_undefined,
-        batch=batch,
-        workers=workers,
-    )
+        confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, method=method,
+        on_undefined=on_undefined, batch=batch, workers=workers,
+    )  # fmt: skip
     check_choice(method, "method", WILD_METHODS)
     check_choice(multipliers, "multipliers", MULTIPLIERS)
     check_choice(residuals, "residuals", RESIDUAL_SCALINGS)
@@ -598,22 +581,10 @@ def wild_ci(
 
 
 def _build(
-    *,
-    est: float,
-    values: np.ndarray,
-    rep_se: np.ndarray | None,
-    se_hat: float | None,
-    label: str,
-    n: int,
-    b: int,
-    seed: int,
-    n_undefined: int,
-    design_text: str,
-    notes: tuple[str, ...],
-    details: dict[str, Any],
-    method: str,
-    level: float,
-) -> CIResult:
+    *, est: float, values: np.ndarray, rep_se: np.ndarray | None, se_hat: float | None, label: str,
+    n: int, b: int, seed: int, n_undefined: int, design_text: str, notes: tuple[str, ...],
+    details: dict[str, Any], method: str, level: float,
+) -> CIResult:  # fmt: skip
     result = CIResult(
         estimate=est, low=math.nan, high=math.nan, confidence_level=level, method=method,
         metric=label, n=n, n_clusters=None, effective_n=float(n), n_resamples=b, seed=seed,

@@ -63,17 +63,10 @@ __all__ = [
 
 # ------------------------------------------------------------ distribution
 def plot_distribution(
-    result: Result,
-    path: str | Path | None = None,
-    ax: Axes | None = None,
-    *,
-    scale: float = 1.0,
-    digits: int | None = None,
-    bins: int | str = "auto",
-    title: str | None = None,
-    figsize: tuple[float, float] = (6.4, 4.2),
-    dpi: float = 100,
-) -> Figure:
+    result: Result, path: str | Path | None = None, ax: Axes | None = None, *, scale: float = 1.0,
+    digits: int | None = None, bins: int | str = "auto", title: str | None = None,
+    figsize: tuple[float, float] = (6.4, 4.2), dpi: float = 100,
+) -> Figure:  # fmt: skip
     """Histogram of a result's bootstrap distribution, estimate and interval marked.
 
     Parameters
@@ -102,6 +95,7 @@ def plot_distribution(
     Returns
     -------
     matplotlib.figure.Figure
+        The histogram of the replicates with the estimate and the interval marked.
 
     Examples
     --------

@@ -117,21 +117,11 @@ def _common(items: list[Any], attr: str) -> Any:
 
 
 def plot_forest(
-    results: Any,
-    labels: Sequence[str] | None = None,
-    path: str | Path | None = None,
-    ax: Axes | None = None,
-    *,
-    scale: float = 1.0,
-    digits: int | None = None,
-    ranks: bool = True,
-    values: bool = True,
-    reference: float | None = None,
-    title: str | None = None,
-    xlabel: str | None = None,
-    figsize: tuple[float, float] | None = None,
-    dpi: float = 100,
-) -> Figure:
+    results: Any, labels: Sequence[str] | None = None, path: str | Path | None = None,
+    ax: Axes | None = None, *, scale: float = 1.0, digits: int | None = None, ranks: bool = True,
+    values: bool = True, reference: float | None = None, title: str | None = None,
+    xlabel: str | None = None, figsize: tuple[float, float] | None = None, dpi: float = 100,
+) -> Figure:  # fmt: skip
     """Forest plot: one row per system or metric, its estimate and interval.
 
     Parameters
@@ -169,6 +159,7 @@ def plot_forest(
     Returns
     -------
     matplotlib.figure.Figure
+        The forest plot: one row per result, with its interval and estimate.
 
     Examples
     --------
@@ -268,18 +259,11 @@ def plot_forest(
 
 # ---------------------------------------------------------------- pairwise
 def plot_pairwise(
-    leaderboard_result: LeaderboardResult,
-    path: str | Path | None = None,
-    ax: Axes | None = None,
-    *,
-    scale: float = 1.0,
-    digits: int | None = None,
-    annotate: bool | None = None,
-    cmap: str = "RdBu",
-    title: str | None = None,
-    figsize: tuple[float, float] | None = None,
+    leaderboard_result: LeaderboardResult, path: str | Path | None = None, ax: Axes | None = None,
+    *, scale: float = 1.0, digits: int | None = None, annotate: bool | None = None,
+    cmap: str = "RdBu", title: str | None = None, figsize: tuple[float, float] | None = None,
     dpi: float = 100,
-) -> Figure:
+) -> Figure:  # fmt: skip
     """Heat map of all pairwise differences of a leaderboard (row minus column).
 
     Rows and columns follow the leaderboard order (best first). The cell in
@@ -313,6 +297,7 @@ def plot_pairwise(
     Returns
     -------
     matplotlib.figure.Figure
+        The heat map of the pairwise differences, with their intervals in the cells.
 
     Examples
     --------

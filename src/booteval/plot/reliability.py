@@ -95,18 +95,10 @@ class _BinFrequencies:
 
 
 def reliability_bins(
-    y_true: Any,
-    y_score: Any,
-    n_bins: int = 10,
-    *,
-    n_resamples: int = 1000,
-    seed: int | None = None,
-    confidence_level: float = 0.95,
-    method: str = "bca",
-    strata: Any = None,
-    clusters: Any = None,
-    pos_label: Any = None,
-) -> ReliabilityBins:
+    y_true: Any, y_score: Any, n_bins: int = 10, *, n_resamples: int = 1000,
+    seed: int | None = None, confidence_level: float = 0.95, method: str = "bca",
+    strata: Any = None, clusters: Any = None, pos_label: Any = None,
+) -> ReliabilityBins:  # fmt: skip
     """Per-bin observed frequencies with bootstrap intervals, and the ECE.
 
     Rows are resampled with the design's weights (the same resamples as the
@@ -132,6 +124,7 @@ def reliability_bins(
     Returns
     -------
     ReliabilityBins
+        Each bin's mean confidence, accuracy and interval.
 
     Examples
     --------
@@ -196,24 +189,12 @@ def reliability_bins(
 
 
 def plot_reliability(
-    y_true: Any,
-    y_score: Any,
-    n_bins: int = 10,
-    path: str | Path | None = None,
-    n_resamples: int = 1000,
-    seed: int | None = None,
-    ax: Axes | None = None,
-    *,
-    confidence_level: float = 0.95,
-    method: str = "bca",
-    strata: Any = None,
-    clusters: Any = None,
-    pos_label: Any = None,
-    show_counts: bool = True,
-    title: str | None = None,
-    figsize: tuple[float, float] = (5.6, 6.2),
-    dpi: float = 100,
-) -> Figure:
+    y_true: Any, y_score: Any, n_bins: int = 10, path: str | Path | None = None,
+    n_resamples: int = 1000, seed: int | None = None, ax: Axes | None = None, *,
+    confidence_level: float = 0.95, method: str = "bca", strata: Any = None, clusters: Any = None,
+    pos_label: Any = None, show_counts: bool = True, title: str | None = None,
+    figsize: tuple[float, float] = (5.6, 6.2), dpi: float = 100,
+) -> Figure:  # fmt: skip
     """Reliability diagram with a bootstrap interval per bin and the ECE with its interval.
 
     Each non-empty bin is drawn at its mean predicted probability and observed
@@ -242,6 +223,7 @@ def plot_reliability(
     Returns
     -------
     matplotlib.figure.Figure
+        The reliability diagram, with an interval on each bin.
 
     Examples
     --------
