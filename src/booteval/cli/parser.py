@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from ..core.params import ENGINES
 from .commands import (
@@ -55,6 +55,15 @@ _FILES_HELP = ("results files, directories or globs (several are stacked), or '-
                "detected and read as one row per item and one column per model")  # fmt: skip
 _ID_HELP = ("long format: the row (item) id that pairs the systems; repeat for a composite id "
             "(--id task --id doc_id)")  # fmt: skip
+
+
+def _data_command(
+    sub: Any, name: str, boot: argparse.ArgumentParser, **kwargs: Any
+) -> argparse.ArgumentParser:
+    """A subcommand that reads system outputs from files: the input, column, bootstrap
+    (``boot``) and output options, and ``kwargs`` (help, description, epilog)."""
+    parents = [_input_parent(), _columns_parent(), boot, _output_parent()]
+    return sub.add_parser(name, formatter_class=_Formatter, parents=parents, **kwargs)
 
 
 def _input_parent() -> argparse.ArgumentParser:
@@ -171,10 +180,8 @@ def build_parser() -> argparse.ArgumentParser:
     boot = _bootstrap_parent(tuple(METHODS))
 
     # ci
-    p = sub.add_parser(
-        "ci", help="metrics with confidence intervals for one or more systems",
-        formatter_class=_Formatter, parents=[_input_parent(), _columns_parent(), boot,
-                                             _output_parent()],
+    p = _data_command(
+        sub, "ci", boot, help="metrics with confidence intervals for one or more systems",
         description="Metrics with bootstrap confidence intervals for one or more systems.\n\n"
         "Wide files: one output column per system (repeat --y-pred / --score, or use a glob).\n"
         "Long files: --system names the column that says which system a row belongs to.\n"
@@ -193,10 +200,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_ci)
 
     # compare
-    p = sub.add_parser(
-        "compare", help="paired comparison of two systems on the same rows",
-        formatter_class=_Formatter, parents=[_input_parent(), _columns_parent(), boot,
-                                             _output_parent()],
+    p = _data_command(
+        sub, "compare", boot, help="paired comparison of two systems on the same rows",
         description="The paired difference B - A of a metric between two systems scored on the "
         "same rows,\nwith its bootstrap interval and a p-value (both systems share every "
         "resample).\n\nWide files: --a COL --b COL (or two --y-pred / two --score columns).\n"
@@ -231,11 +236,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_compare)
 
     # leaderboard
-    p = sub.add_parser(
-        "leaderboard", help="rank many systems with rank intervals and adjusted pairwise tests",
-        formatter_class=_Formatter,
-        parents=[_input_parent(), _columns_parent(), _bootstrap_parent(
-            ("bca", "percentile", "basic", "normal")), _output_parent()],
+    p = _data_command(
+        sub, "leaderboard", _bootstrap_parent(("bca", "percentile", "basic", "normal")),
+        help="rank many systems with rank intervals and adjusted pairwise tests",
         description="Every system ranked by one metric, with its interval, a rank interval, "
         "all pairwise\ndifferences with multiplicity-adjusted p-values, and letter groups of "
         "systems the data\ncannot tell apart.\n\nLong files: --system COL --id COL and one "

@@ -25,8 +25,10 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .errors import InvalidInputError
+from .params import validated
+from .progress import progress_option
 
-__all__ = ["BootstrapOptions", "accepts_options"]
+__all__ = ["BootstrapOptions", "accepts_options", "entry_point"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -132,3 +134,12 @@ def accepts_options(fn: F) -> F:
     )
     wrapper.__booteval_options__ = True  # type: ignore[attr-defined]
     return wrapper  # type: ignore[return-value]
+
+
+def entry_point(fn: F | None = None, *, own: tuple[str, ...] = ()) -> Any:
+    """The decorators of a resampling entry point, in their order: ``options=``
+    (:func:`accepts_options`), the declared parameters checked (:func:`validated`, with
+    ``own`` as there) and ``progress=`` reported (:func:`progress_option`)."""
+    if fn is None:
+        return functools.partial(entry_point, own=own)
+    return accepts_options(validated(own=own)(progress_option(fn)))

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import numbers
 import re
 import warnings
 from collections.abc import Callable, Mapping
@@ -26,8 +25,13 @@ from typing import Any, TypeVar
 
 from .errors import InvalidInputError
 from .format import check_digits, check_scale
-from .streams import seed_to_int
-from .validation import MAX_RESAMPLES, check_confidence_level, check_positive_int, describe_value
+from .validation import (
+    MAX_RESAMPLES,
+    check_confidence_level,
+    check_positive_int,
+    check_seed,
+    describe_value,
+)
 
 #: the alternatives of every test and p-value: ``B - A`` differs, is larger, is smaller
 ALTERNATIVES = ("two-sided", "greater", "less")
@@ -60,17 +64,7 @@ def _n_resamples(value: object) -> int:
 
 
 def _seed(value: object) -> object:
-    value = seed_to_int(value)
-    if value is None:
-        return value
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-        raise InvalidInputError(
-            "seed",
-            "None, a non-negative integer, a numpy SeedSequence or a numpy Generator",
-            describe_value(value),
-            "booteval never uses a global random state; pass an integer to reproduce a run.",
-        )  # fmt: skip
-    return int(value)
+    return None if value is None else check_seed(value)
 
 
 def _optional_count(name: str) -> Callable[[object], int | None]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Any
 
 import numpy as np
 
@@ -37,15 +38,22 @@ def describe_value(x: object) -> str:
     return r if len(r) <= 60 else r[:57] + "..."
 
 
-def to_numpy(x: object, name: str) -> np.ndarray:
+def to_numpy(
+    x: object,
+    name: str,
+    expected: str = "an array-like (list, NumPy array, pandas Series)",
+    dtype: Any = None,
+) -> np.ndarray:
+    """``x`` (a list, array, pandas or polars object) as a NumPy array; an error names
+    ``name`` and ``expected`` where it is None or cannot be converted."""
     if x is None:
-        raise InvalidInputError(name, "an array-like (list, NumPy array, pandas Series)", "None")
+        raise InvalidInputError(name, expected, "None")
     if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
         x = x.to_numpy()
     try:
-        return np.asarray(x)
+        return np.asarray(x, dtype=dtype)
     except (TypeError, ValueError) as exc:
-        raise InvalidInputError(name, "an array-like", f"{type(x).__name__} ({exc})") from None
+        raise InvalidInputError(name, expected, f"{type(x).__name__} ({exc})") from None
 
 
 #: larger magnitudes overflow the sums of squares behind standard errors and jackknives

@@ -31,12 +31,17 @@ import csv
 import gzip
 import importlib.util
 import io
+import re
+import textwrap
+from collections.abc import Callable
 from importlib import resources
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ..core.errors import InvalidInputError
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 __all__ = ["csv_bytes", "describe", "kinds", "mmlu_pro", "names", "path", "summeval", "wmt20_mqm"]
 
@@ -73,11 +78,7 @@ def _file(name: object, kind: object = None) -> str:
     if not isinstance(name, str) or name not in _FILES:
         raise InvalidInputError("name", "one of " + ", ".join(map(repr, _FILES)), repr(name))
     kinds = _FILES[name]
-    if kind is None:
-        return next(iter(kinds.values()))
-    if not isinstance(kind, str) or kind not in kinds:
-        raise InvalidInputError("kind", "one of " + ", ".join(map(repr, kinds)), repr(kind))
-    return kinds[kind]
+    return next(iter(kinds.values())) if kind is None else kinds[_kind(kind, name)]
 
 
 def kinds(name: str) -> list[str]:
@@ -170,6 +171,30 @@ def _typed(cells: list[str]) -> np.ndarray:
         return np.array(cells, dtype=object)
 
 
+#: the ``as_frame`` parameter and the return value, as every loader documents them
+_AS_FRAME_DOC = """\
+as_frame : bool, optional
+    ``True``: a pandas DataFrame; ``False``: a dict of NumPy arrays; by default
+    the DataFrame where pandas is installed.
+
+Returns
+-------
+pandas.DataFrame or dict of ndarray"""
+
+
+def _loader(fn: _F) -> _F:
+    """``fn`` with the ``{as_frame}`` line of its docstring replaced by :data:`_AS_FRAME_DOC`."""
+    if fn.__doc__:  # None under python -OO
+        fn.__doc__ = re.sub(
+            r"^( *)\{as_frame\}$",
+            lambda m: textwrap.indent(_AS_FRAME_DOC, m.group(1)),
+            fn.__doc__,
+            flags=re.M,
+        )
+    return fn
+
+
+@_loader
 def mmlu_pro(kind: str = "correct", *, as_frame: bool | None = None) -> Any:
     """MMLU-Pro: 12,032 questions answered by 20 open LLMs (5-shot chain of thought).
 
@@ -180,13 +205,7 @@ def mmlu_pro(kind: str = "correct", *, as_frame: bool | None = None) -> Any:
         subjects, a finer clustering of the questions), ``answer``, then one 0/1
         column per model. ``"pred"``: ``question_id``, ``answer`` and the letter each
         model answered (missing where none could be extracted).
-    as_frame : bool, optional
-        ``True``: a pandas DataFrame; ``False``: a dict of NumPy arrays; by default
-        the DataFrame where pandas is installed.
-
-    Returns
-    -------
-    pandas.DataFrame or dict of ndarray
+    {as_frame}
 
     Examples
     --------
@@ -199,6 +218,7 @@ def mmlu_pro(kind: str = "correct", *, as_frame: bool | None = None) -> Any:
     return _load("mmlu_pro", _kind(kind, "mmlu_pro"), as_frame)
 
 
+@_loader
 def summeval(kind: str = "long", *, as_frame: bool | None = None) -> Any:
     """SummEval: 16 summarization systems x 100 CNN/DailyMail documents.
 
@@ -209,13 +229,7 @@ def summeval(kind: str = "long", *, as_frame: bool | None = None) -> Any:
         and crowd ratings of four qualities and the scores of automatic metrics (ROUGE,
         BERTScore, QAEval, ...). ``"ratings"``: one row per annotator and summary with
         the four integer ratings.
-    as_frame : bool, optional
-        ``True``: a pandas DataFrame; ``False``: a dict of NumPy arrays; by default
-        the DataFrame where pandas is installed.
-
-    Returns
-    -------
-    pandas.DataFrame or dict of ndarray
+    {as_frame}
 
     Examples
     --------
@@ -227,6 +241,7 @@ def summeval(kind: str = "long", *, as_frame: bool | None = None) -> Any:
     return _load("summeval", _kind(kind, "summeval"), as_frame)
 
 
+@_loader
 def wmt20_mqm(*, as_frame: bool | None = None) -> Any:
     """WMT20 English-German: per-segment MQM scores of 10 translations of 1,418 segments.
 
@@ -235,13 +250,7 @@ def wmt20_mqm(*, as_frame: bool | None = None) -> Any:
 
     Parameters
     ----------
-    as_frame : bool, optional
-        ``True``: a pandas DataFrame; ``False``: a dict of NumPy arrays; by default
-        the DataFrame where pandas is installed.
-
-    Returns
-    -------
-    pandas.DataFrame or dict of ndarray
+    {as_frame}
 
     Examples
     --------

@@ -144,23 +144,27 @@ def _check_integer(value: Any, name: str, *, minimum: int) -> int:
     return out
 
 
-def zero_se_test(estimate: float, alternative: str) -> tuple[float, float]:
-    """The statistic and p-value of a test whose standard error is 0: no evidence at an
-    estimate of 0, otherwise an infinite statistic, significant only on the side the
-    alternative names."""
+def zero_se_test(estimate: float, alternative: str, why: str) -> tuple[float, float]:
+    """The statistic and p-value of a test whose standard error is 0, after a
+    :class:`DegenerateIntervalWarning` that says ``why``: no evidence at an estimate of
+    0, otherwise an infinite statistic, significant only on the side the alternative
+    names."""
+    warn(why, DegenerateIntervalWarning)
     if estimate == 0.0:
         return 0.0, 1.0
     agrees = alternative == "two-sided" or (alternative == "greater") == (estimate > 0)
     return math.copysign(math.inf, estimate), 0.0 if agrees else 1.0
 
 
-def _check_binomial(successes: Any, n: Any) -> tuple[int, int]:
-    """``(successes, n)`` as integers with ``0 <= successes <= n`` and ``n >= 1``."""
+def _check_binomial(successes: Any, n: Any, confidence_level: Any) -> tuple[int, int, float]:
+    """``(successes, n)`` as integers with ``0 <= successes <= n`` and ``n >= 1``, and the
+    confidence level."""
+    level = _check_confidence_level(confidence_level)
     n_ = _check_integer(n, "n", minimum=1)
     k = _check_integer(successes, "successes", minimum=0)
     if k > n_:
         raise InvalidInputError("successes", f"an integer between 0 and n = {n_}", repr(k))
-    return k, n_
+    return k, n_, level
 
 
 def _check_alternative(alternative: Any) -> str:
@@ -300,11 +304,10 @@ def wilson_interval(successes: int, n: int, *, confidence_level: float = 0.95) -
     --------
     >>> print(wilson_interval(42, 50))
     0.8400 (0.7149, 0.9166)
-    >>> wilson_interval(0, 10).low
-    0.0
+    >>> wilson_interval(0, 10).low, wilson_interval(10, 10).high  # never beyond [0, 1]
+    (0.0, 1.0)
     """
-    level = _check_confidence_level(confidence_level)
-    k, n_ = _check_binomial(successes, n)
+    k, n_, level = _check_binomial(successes, n, confidence_level)
     z = _normal_quantile(0.5 + 0.5 * level)
     p = k / n_
     z2n = z * z / n_
@@ -363,8 +366,7 @@ def clopper_pearson_interval(
     """
     from scipy.special import betaincinv
 
-    level = _check_confidence_level(confidence_level)
-    k, n_ = _check_binomial(successes, n)
+    k, n_, level = _check_binomial(successes, n, confidence_level)
     tail = (1.0 - level) / 2.0
     low = 0.0 if k == 0 else float(betaincinv(k, n_ - k + 1, tail))
     high = 1.0 if k == n_ else float(betaincinv(k + 1, n_ - k, 1.0 - tail))

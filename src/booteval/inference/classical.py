@@ -11,9 +11,7 @@ import numpy as np
 from ..core.design import make_design
 from ..core.engine import check_choice
 from ..core.errors import (
-    DegenerateIntervalWarning,
     InvalidInputError,
-    warn,
 )
 from ..core.format import format_p_value
 from ..core.lazy import stats as _stats
@@ -318,14 +316,13 @@ def paired_t_test(
     two_sided = alternative == "two-sided"
     crit = float(_stats.t.ppf(0.5 + 0.5 * level if two_sided else level, df))
     if se == 0.0:
-        warn(
+        t, p = zero_se_test(
+            est,
+            alternative,
             "The standard error of the paired difference is 0 (the per-row differences are "
             "all equal); the interval collapses to the mean difference and the p-value is "
             "degenerate.",
-            DegenerateIntervalWarning,
-            stacklevel=2,
         )
-        t, p = zero_se_test(est, alternative)
     else:
         t = est / se
         if two_sided:

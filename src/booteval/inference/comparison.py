@@ -21,11 +21,10 @@ from ..core.engine import (
 from ..core.errors import InvalidInputError, collect_warnings, warn
 from ..core.format import format_triplet
 from ..core.intervals import compute_interval
-from ..core.options import accepts_options
+from ..core.options import entry_point
 from ..core.paired import StackedEvaluator, check_defined, pair_inputs, paired_arrays
-from ..core.params import ALTERNATIVES, validated
+from ..core.params import ALTERNATIVES
 from ..core.philox import describe_source, weight_source
-from ..core.progress import progress_option
 from ..metrics import Metric
 from ..metrics.base import Evaluator
 from ..results import PairedDifference, freeze, with_notes
@@ -243,9 +242,7 @@ def _bind_pair(
     return stacked, design, n_a
 
 
-@accepts_options
-@validated
-@progress_option
+@entry_point
 def compare(
     *data: Any, metric: str | Metric | Callable[..., float] | None = None, method: str = "bca",
     confidence_level: float = 0.95, n_resamples: int = 10_000, seed: int | None = None,

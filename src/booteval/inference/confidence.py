@@ -21,10 +21,8 @@ from ..core.errors import (
     warn,
 )
 from ..core.intervals import METHODS, resolve_transform
-from ..core.options import accepts_options
-from ..core.params import validated
+from ..core.options import entry_point
 from ..core.philox import describe_source, weight_source
-from ..core.progress import progress_option
 from ..core.validation import MAX_RESAMPLES, check_confidence_level
 from ..metrics import Metric, resolve_metric
 from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze
@@ -116,9 +114,7 @@ def _proportion_pointer(
     )
 
 
-@accepts_options
-@validated(own=("n_resamples",))
-@progress_option
+@entry_point(own=("n_resamples",))
 def ci(
     *data: Any, metric: str | Metric | Callable[..., float] | None = None, method: str = "bca",
     confidence_level: float = 0.95, n_resamples: int | str = 10_000, seed: int | None = None,

@@ -309,14 +309,13 @@ def delong_test(
     two_sided = alt == "two-sided"
     z_crit = _normal_quantile(0.5 + 0.5 * level if two_sided else level)
     if se == 0.0:
-        warn(
+        z, p = zero_se_test(
+            diff,
+            alt,
             "The DeLong standard error of the AUC difference is 0 (the two scorers give the "
             "same placement-value differences on every row, e.g. identical scores); the "
             "interval collapses to the observed difference and the p-value is degenerate.",
-            DegenerateIntervalWarning,
-            stacklevel=2,
         )
-        z, p = zero_se_test(diff, alt)
     else:
         from scipy.special import ndtr
 

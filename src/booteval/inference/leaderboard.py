@@ -58,11 +58,9 @@ from ..core.engine import (
 )
 from ..core.errors import BootevalWarning, DegenerateIntervalWarning, InvalidInputError, warn
 from ..core.intervals import compute_interval, order_statistic_quantile
-from ..core.options import accepts_options
+from ..core.options import entry_point
 from ..core.paired import StackedEvaluator, check_defined, validate_system
-from ..core.params import validated
 from ..core.philox import describe_source, weight_source
-from ..core.progress import progress_option
 from ..metrics import Metric, resolve_metric
 from ..results import freeze
 from .leaderboard_results import (
@@ -161,9 +159,7 @@ def _from_long(
     )
 
 
-@accepts_options
-@validated
-@progress_option
+@entry_point
 def leaderboard(
     systems: Mapping[Any, Any] | Any, *, y_true: Any = None,
     metric: str | Metric | Callable[..., float] | None = None,

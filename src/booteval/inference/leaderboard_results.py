@@ -335,19 +335,18 @@ class LeaderboardResult(Result):
         pairs : {None, "adjacent", "all"}
             Also list the differences between neighbours, or all pairs.
         """
-        which = self._check_pairs(pairs)
-        blocks = [text_table(*self._system_rows(scale, digits), right=(0,))]
-        if which:
-            blocks.append(text_table(*self._pair_rows(which, scale, digits), right=()))
-        blocks.append(self._footer())
-        return "\n\n".join(blocks)
+        return self._tables(text_table, scale, digits, pairs)
 
     def to_markdown(self, scale: float = 1.0, digits: int = 4, pairs: str | None = None) -> str:
         """A Markdown table (and, with ``pairs``, a table of differences); see :meth:`to_text`."""
+        return self._tables(markdown_table, scale, digits, pairs)
+
+    def _tables(self, table: Any, scale: float, digits: int, pairs: str | None) -> str:
+        """The systems' table, the pairs' table where asked for, and the footer."""
         which = self._check_pairs(pairs)
-        blocks = [markdown_table(*self._system_rows(scale, digits), right=(0,))]
+        blocks = [table(*self._system_rows(scale, digits), right=(0,))]
         if which:
-            blocks.append(markdown_table(*self._pair_rows(which, scale, digits), right=()))
+            blocks.append(table(*self._pair_rows(which, scale, digits), right=()))
         blocks.append(self._footer())
         return "\n\n".join(blocks)
 

@@ -51,10 +51,9 @@ from ..core.errors import (
     warn,
 )
 from ..core.format import format_p_value
-from ..core.options import accepts_options
+from ..core.options import entry_point
 from ..core.paired import pair_inputs, paired_arrays
-from ..core.params import ALTERNATIVES, validated
-from ..core.progress import progress_option
+from ..core.params import ALTERNATIVES
 from ..core.validation import (
     check_positive_int,
     check_seed,
@@ -195,9 +194,7 @@ class PermutationTestResult(Difference):
 # --------------------------------------------------------------------------------------------
 
 
-@accepts_options
-@validated
-@progress_option
+@entry_point
 def permutation_test(
     *data: Any, metric: str | Metric | Callable[..., float] | None = None,
     n_permutations: int = 10_000, seed: int | None = None, clusters: Any = None, strata: Any = None,

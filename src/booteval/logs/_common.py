@@ -11,6 +11,7 @@ from __future__ import annotations
 import glob
 import json
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,12 +19,25 @@ from typing import Any
 from ..core.errors import BootevalError, InvalidInputError
 from ..core.tables import InputFileError
 
-__all__ = ["KEYS", "LogFormatError", "build_frame", "expand_paths", "flatten", "pandas"]
+__all__ = [
+    "KEYS",
+    "LogFormatError",
+    "build_frame",
+    "expand_paths",
+    "flatten",
+    "pandas",
+    "read_files",
+    "task_and_date",
+]
 
 #: the identifying columns, first in every table
 KEYS = ("model", "task", "item", "sample")
 
 PathsLike = str | Path | Sequence[str | Path]
+#: one file's rows and score columns
+FileRows = tuple[list[dict[str, Any]], list[str]]
+#: the end of a file name ``<prefix>_<task>_<date>``, as lm-eval and lighteval name them
+_TASK_AND_DATE = r"_(?P<task>.+?)(?:_(?P<date>\d{4}-\d\d-\d\dT[\d.\-]+))?$"
 
 
 class LogFormatError(InputFileError, BootevalError):
@@ -133,6 +147,46 @@ def expand_paths(
     if not unique:
         raise LogFormatError(", ".join(_as_list(paths)), f"found no {what}")
     return unique, skipped
+
+
+def read_files(
+    paths: PathsLike, accept: Callable[[Path], bool], what: str, rows_of: Callable[[Path], FileRows]
+) -> FileRows:
+    """The rows of every file that ``paths`` names (:func:`expand_paths`), and their scores.
+
+    ``rows_of(path)`` reads one file: ``(rows, score columns)``. The score columns of all
+    files come once each, in the order first seen.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "a.jsonl").write_text("{}"); _ = (d / "b.jsonl").write_text("{}")
+    >>> read_files(d, lambda p: True, "logs", lambda p: ([{"f": p.name}], ["acc", p.stem]))
+    ([{'f': 'a.jsonl'}, {'f': 'b.jsonl'}], ['acc', 'a', 'b'])
+    """
+    files, _ = expand_paths(paths, accept, what)
+    rows: list[dict[str, Any]] = []
+    scores: list[str] = []
+    for path in files:
+        r, s = rows_of(path)
+        rows.extend(r)
+        scores.extend(x for x in s if x not in scores)
+    return rows, scores
+
+
+def task_and_date(path: Path, prefix: str) -> tuple[str, str | None]:
+    """``(task, date)`` of a file named ``<prefix>_<task>_<date>``: the stem and ``None`` if not.
+
+    Examples
+    --------
+    >>> task_and_date(Path("details_mmlu_2024-05-01T10-00-00.12.parquet"), "details")
+    ('mmlu', '2024-05-01T10-00-00.12')
+    >>> task_and_date(Path("samples_arc.jsonl"), "samples"), task_and_date(Path("x.json"), "a")
+    (('arc', None), ('x', None))
+    """
+    m = re.match(re.escape(prefix) + _TASK_AND_DATE, path.stem)
+    return (m["task"], m["date"]) if m else (path.stem, None)
 
 
 def flatten(value: Any, prefix: str, out: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -22,12 +22,13 @@ from typing import Any
 
 from ..core.errors import InvalidInputError
 from ._common import (
+    FileRows,
     LogFormatError,
     PathsLike,
     build_frame,
     count,
-    expand_paths,
     flatten,
+    read_files,
     read_json,
     to_number,
 )
@@ -158,6 +159,35 @@ def _read_eval_zip(path: Path) -> tuple[dict[str, Any], list[tuple[str, Any]], s
     return header, samples, status
 
 
+def _file_rows(
+    path: Path,
+    values: Mapping[str, float],
+    scorer: str | None,
+    left: dict[str, int],
+    notes: list[str],
+) -> FileRows:
+    """One log's rows and scores; a run that did not succeed adds a note."""
+    if path.suffix == ".eval":
+        log, samples, status = _read_eval_zip(path)
+    else:
+        log = read_json(path)
+        if not isinstance(log, dict):
+            raise LogFormatError(path, "expected an Inspect log object")
+        raw = log.get("samples") or []
+        if not isinstance(raw, list):
+            raise LogFormatError(path, "expected a list of samples", field="samples")
+        samples = [(f"samples[{i}]", s) for i, s in enumerate(raw)]
+        status = str(log.get("status", "success"))
+    if status != "success":
+        notes.append(f"inspect: {path.name}: the run's status is {status!r}; its logged "
+                     "samples are read, others are missing")  # fmt: skip
+    rows, scores = _rows(path, log, samples, values, scorer, left)
+    if not rows:
+        raise LogFormatError(path, "no scored samples" + (f" for scorer {scorer!r}" if scorer
+                                                          else ""))  # fmt: skip
+    return rows, scores
+
+
 def read_inspect(
     paths: PathsLike, *, values: Mapping[str, float] | None = None, scorer: str | None = None
 ) -> Any:
@@ -207,32 +237,14 @@ def read_inspect(
                 raise InvalidInputError("values", "numbers as the mapping's values",
                                         f"{v!r} for {k!r}")  # fmt: skip
             mapping[str(k)] = float(v)
-    files, _ = expand_paths(paths, is_inspect_log, "Inspect logs (.eval or .json)")
-    rows: list[dict[str, Any]] = []
-    scores: list[str] = []
     left = {"error": 0, "unscored": 0}
     notes: list[str] = []
-    for path in files:
-        if path.suffix == ".eval":
-            log, samples, status = _read_eval_zip(path)
-        else:
-            log = read_json(path)
-            if not isinstance(log, dict):
-                raise LogFormatError(path, "expected an Inspect log object")
-            raw = log.get("samples") or []
-            if not isinstance(raw, list):
-                raise LogFormatError(path, "expected a list of samples", field="samples")
-            samples = [(f"samples[{i}]", s) for i, s in enumerate(raw)]
-            status = str(log.get("status", "success"))
-        if status != "success":
-            notes.append(f"inspect: {path.name}: the run's status is {status!r}; its logged "
-                         "samples are read, others are missing")  # fmt: skip
-        r, s = _rows(path, log, samples, mapping, scorer, left)
-        if not r:
-            raise LogFormatError(path, "no scored samples" + (f" for scorer {scorer!r}" if scorer
-                                                               else ""))  # fmt: skip
-        rows.extend(r)
-        scores.extend(x for x in s if x not in scores)
+    rows, scores = read_files(
+        paths,
+        is_inspect_log,
+        "Inspect logs (.eval or .json)",
+        lambda path: _file_rows(path, mapping, scorer, left, notes),
+    )
     shown = ", ".join(f"{k} -> {v:g}" for k, v in mapping.items())
     notes.insert(0, f"inspect: score values mapped to numbers: {shown}; numbers and bools as "
                  "they are (override with values=)")  # fmt: skip

@@ -23,12 +23,12 @@ from ._common import (
     expand_paths,
     flatten,
     pandas,
+    task_and_date,
     to_number,
 )
 
 __all__ = ["is_lighteval_details", "read_lighteval"]
 
-_NAME = re.compile(r"^details_(?P<task>.+?)(?:_(?P<date>\d{4}-\d\d-\d\dT[\d.\-]+))?$")
 _DOC_SKIP = {"fewshot_samples", "images", "sampling_methods", "generation_grammar",
              "stop_sequences"}  # fmt: skip
 _OLD_META = ("example", "gold", "gold_index", "choices", "specifics", "hash_example",
@@ -128,8 +128,7 @@ def read_lighteval(paths: PathsLike, *, model: str | None = None) -> Any:
             ) from None
         except Exception as exc:  # pyarrow's errors are not all OSErrors
             raise LogFormatError(path, f"cannot read it as Parquet: {exc}") from None
-        m = _NAME.match(path.stem)
-        task = m.group("task") if m else path.stem
+        task, _ = task_and_date(path, "details")
         name = model if model is not None else _model_of(path)
         new = "metric" in df.columns
         col = "metric" if new else "metrics"

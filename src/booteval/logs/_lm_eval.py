@@ -19,22 +19,23 @@ from typing import Any
 
 from ..core.errors import InvalidInputError
 from ._common import (
+    FileRows,
     LogFormatError,
     PathsLike,
     build_frame,
     check_same_item,
     count,
-    expand_paths,
     flatten,
     pandas,
+    read_files,
     read_json,
     read_json_lines,
+    task_and_date,
     to_number,
 )
 
 __all__ = ["is_lm_eval_samples", "read_lm_eval"]
 
-_NAME = re.compile(r"^samples_(?P<task>.+?)(?:_(?P<date>\d{4}-\d\d-\d\dT[\d.\-]+))?$")
 #: keys of a samples line that are not item metadata
 _SKIP = {"doc_id", "doc", "arguments", "resps", "filtered_resps", "filter", "metrics",
          "prompt_hash", "target_hash"}  # fmt: skip
@@ -46,13 +47,6 @@ _META = {"target", "doc_hash"}
 def is_lm_eval_samples(path: Path) -> bool:
     """Whether ``path`` is named like an lm-eval samples file (``samples_<task>_<date>``)."""
     return path.name.startswith("samples_") and path.suffix in (".jsonl", ".parquet")
-
-
-def _task_and_date(path: Path) -> tuple[str, str | None]:
-    m = _NAME.match(path.stem)
-    if not m:
-        return path.stem, None
-    return m.group("task"), m.group("date")
 
 
 def _model_from_results(results: dict[str, Any]) -> str | None:
@@ -82,7 +76,7 @@ def results_file(samples: Path) -> Path | None:
     The samples file and its results file share the run's date stamp; without a match the
     one results file of the directory is used.
     """
-    _, date = _task_and_date(samples)
+    _, date = task_and_date(samples, "samples")
     if date:
         exact = samples.with_name(f"results_{date}.json")
         if exact.is_file():
@@ -118,7 +112,7 @@ def _records(path: Path) -> list[tuple[int, dict[str, Any]]]:
 def _file_rows(
     path: Path, model: str, task: str, filt: str | None, notes: dict[tuple, list[int]],
     bad_all: dict[str, str],
-) -> tuple[list[dict[str, Any]], list[str]]:  # fmt: skip
+) -> FileRows:  # fmt: skip
     bad_metrics: dict[str, str] = {}
     by_filter: dict[str, list[tuple[int, dict[str, Any]]]] = defaultdict(list)
     for n, rec in _records(path):
@@ -248,17 +242,14 @@ def read_lm_eval(
     """
     if item not in ("doc_id", "doc_hash"):
         raise InvalidInputError("item", "'doc_id' or 'doc_hash'", repr(item))
-    files, _ = expand_paths(paths, is_lm_eval_samples, "lm-eval samples_*.jsonl files")
-    rows: list[dict[str, Any]] = []
-    scores: list[str] = []
     filter_notes: dict[tuple, list[int]] = {}
     bad: dict[str, str] = {}
-    for path in files:
-        task, _ = _task_and_date(path)
-        name = _model_name(path, model)
-        r, s = _file_rows(path, name, task, filter, filter_notes, bad)
-        rows.extend(r)
-        scores.extend(x for x in s if x not in scores)
+
+    def rows_of(path: Path) -> FileRows:
+        task, _ = task_and_date(path, "samples")
+        return _file_rows(path, _model_name(path, model), task, filter, filter_notes, bad)
+
+    rows, scores = read_files(paths, is_lm_eval_samples, "lm-eval samples_*.jsonl files", rows_of)
     notes = [
         f"lm-eval: task {task!r}: kept filter {kept!r}; {count(n)} rows of filter"
         f"{'s' if len(dropped) > 1 else ''} {', '.join(map(repr, dropped))} left out "

@@ -80,9 +80,7 @@ import numpy as np
 
 from ..core.engine import engine_note
 from ..core.errors import InvalidInputError
-from ..core.options import accepts_options
-from ..core.params import validated
-from ..core.progress import progress_option
+from ..core.options import entry_point
 from ..core.validation import check_n_resamples, check_seed, describe_value
 from .compare import compare_correlations
 from .core import (
@@ -137,9 +135,7 @@ def _plan(
     return lv, co, me, lev, resample, check_n_resamples(n_resamples, lev), check_seed(seed)
 
 
-@accepts_options
-@validated
-@progress_option
+@entry_point
 def correlate(
     X: Any, Z: Any, *, level: str = "system", coefficient: str = "pearson",
     resample: str | None = "both", method: str = "percentile", confidence_level: float = 0.95,
@@ -217,9 +213,7 @@ def correlate(
     )  # fmt: skip
 
 
-@accepts_options
-@validated
-@progress_option
+@entry_point
 def correlate_metrics(
     metrics: Mapping[str, Any], Z: Any, *, level: str = "system", coefficient: str = "pearson",
     resample: str | None = "both", method: str = "percentile", confidence_level: float = 0.95,

@@ -13,9 +13,7 @@ from ..core.engine import engine_note, run_replicates
 from ..core.errors import InvalidInputError, collect_warnings, warn
 from ..core.intervals import compute_interval
 from ..core.lazy import stats as _stats
-from ..core.options import accepts_options
-from ..core.params import validated
-from ..core.progress import progress_option
+from ..core.options import entry_point
 from ..core.validation import check_n_resamples, check_seed
 from ..results import freeze
 from . import kernels as K
@@ -236,9 +234,7 @@ def _williams(r12: float, r13: float, r23: float, n: int, alternative: str) -> t
     return t, min(1.0, p)
 
 
-@accepts_options
-@validated
-@progress_option
+@entry_point
 def compare_correlations(
     X_a: Any, X_b: Any, Z: Any, *, level: str = "system", coefficient: str = "pearson",
     resample: str = "both", permutation: str | None = "both", method: str = "percentile",

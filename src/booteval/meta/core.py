@@ -19,7 +19,7 @@ from ..core.errors import (
     warn,
 )
 from ..core.intervals import compute_interval
-from ..core.validation import check_confidence_level, describe_value
+from ..core.validation import check_confidence_level, describe_value, to_numpy
 from ..inference.analytic import fisher_z_interval
 from ..results import LazyJackknife, freeze
 from . import kernels as K
@@ -53,14 +53,7 @@ def choice(value: object, name: str, choices: tuple[str, ...], aliases: dict | N
 def as_matrix(a: object, name: str) -> np.ndarray:
     if a is None:
         raise InvalidInputError(name, "a 2-D array (systems x inputs)", "None")
-    if hasattr(a, "to_numpy") and not isinstance(a, np.ndarray):
-        a = a.to_numpy()
-    try:
-        arr = np.asarray(a, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InvalidInputError(
-            name, "numeric scores (NaN for missing)", f"{type(a).__name__} of non-numbers"
-        ) from None
+    arr = to_numpy(a, name, "numeric scores (NaN for missing)", np.float64)
     if arr.ndim != 2:
         raise InvalidInputError(
             name,

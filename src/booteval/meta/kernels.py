@@ -140,19 +140,26 @@ def _sign(d: np.ndarray, tol: float) -> np.ndarray:
     return np.sign(d)
 
 
-def _pearson_rows(x: np.ndarray, z: np.ndarray, v: np.ndarray) -> np.ndarray:
-    sums = np.stack(
+def _pearson_sums(w: np.ndarray, x: np.ndarray, z: np.ndarray, over: str, to: str) -> np.ndarray:
+    """The six weighted sums behind a Pearson correlation (``w``, ``w x``, ``w z``,
+    ``w x^2``, ``w z^2``, ``w x z``) over axis 1, stacked on a last axis; ``over`` and
+    ``to`` are the einsum subscripts of the inputs and of one sum."""
+    two, three = f"{over},{over}->{to}", f"{over},{over},{over}->{to}"
+    return np.stack(
         [
-            v.sum(axis=1),
-            np.einsum("bi,bi->b", v, x),
-            np.einsum("bi,bi->b", v, z),
-            np.einsum("bi,bi,bi->b", v, x, x),
-            np.einsum("bi,bi,bi->b", v, z, z),
-            np.einsum("bi,bi,bi->b", v, x, z),
+            w.sum(axis=1),
+            np.einsum(two, w, x),
+            np.einsum(two, w, z),
+            np.einsum(three, w, x, x),
+            np.einsum(three, w, z, z),
+            np.einsum(three, w, x, z),
         ],
-        axis=1,
+        axis=-1,
     )
-    return pearson_from_sums(sums)
+
+
+def _pearson_rows(x: np.ndarray, z: np.ndarray, v: np.ndarray) -> np.ndarray:
+    return pearson_from_sums(_pearson_sums(v, x, z, "bi", "b"))
 
 
 def _ranks_rows(x: np.ndarray, v: np.ndarray, tol: float) -> np.ndarray:
@@ -295,17 +302,7 @@ class ColumnKernel:
             if self.coefficient == "spearman":
                 wm = vv[:, :, None] * self.mask[None]  # weight of system i on input j
                 rx, rz = prod[:, 0], prod[:, 1]
-                sums = np.stack(
-                    [
-                        wm.sum(axis=1),
-                        np.einsum("bij,bij->bj", wm, rx),
-                        np.einsum("bij,bij->bj", wm, rz),
-                        np.einsum("bij,bij,bij->bj", wm, rx, rx),
-                        np.einsum("bij,bij,bij->bj", wm, rz, rz),
-                        np.einsum("bij,bij,bij->bj", wm, rx, rz),
-                    ],
-                    axis=2,
-                )
+                sums = _pearson_sums(wm, rx, rz, "bij", "bj")
                 out[sl] = pearson_from_sums(sums.reshape(-1, 6)).reshape(-1, m)
             else:
                 q = np.einsum("bkij,bi->bkj", prod, vv)

@@ -66,7 +66,6 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import DegenerateIntervalWarning, InvalidInputError, warn
-from ..core.format import format_triplet
 from ..core.lazy import stats
 from ..core.options import accepts_options
 from ..core.params import validated
@@ -123,13 +122,6 @@ class CVInterval(Result):
     n_values: int
     test_train_ratio: float | None
     notes: tuple[str, ...] = ()
-
-    def format(self, scale: float = 1.0, digits: int = 4) -> str:
-        """``estimate (low, high)`` with a scale factor and fixed decimals."""
-        return format_triplet(self.estimate, self.low, self.high, scale=scale, digits=digits)
-
-    def __str__(self) -> str:
-        return self.format()
 
 
 @dataclass(frozen=True, eq=False)
@@ -194,13 +186,6 @@ class NestedCVInterval(Result):
     def method(self) -> str:
         """``"nested_cv"``."""
         return "nested_cv"
-
-    def format(self, scale: float = 1.0, digits: int = 4) -> str:
-        """``estimate (low, high)`` with a scale factor and fixed decimals."""
-        return format_triplet(self.estimate, self.low, self.high, scale=scale, digits=digits)
-
-    def __str__(self) -> str:
-        return self.format()
 
 
 # --------------------------------------------------------------------------- per-fold t

@@ -66,9 +66,7 @@ from ..core.engine import (
     screen_undefined,
 )
 from ..core.errors import InvalidInputError
-from ..core.options import accepts_options
-from ..core.params import validated
-from ..core.progress import progress_option
+from ..core.options import entry_point
 from ..metrics.base import matmul
 from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze
 
@@ -165,6 +163,13 @@ def _nanmean_rows(vals: np.ndarray, weights: np.ndarray | None = None) -> np.nda
         return np.where(tot > 0, s / np.where(tot > 0, tot, 1.0), np.nan)
 
 
+def _stacked_scores(sums: np.ndarray, metric: str, undefined: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_scores` of sums laid out as ``TP | FN | FP`` on the last axis (3 L columns)."""
+    n_labels = sums.shape[-1] // 3
+    tp, fn, fp = sums[..., :n_labels], sums[..., n_labels : 2 * n_labels], sums[..., 2 * n_labels :]
+    return _scores(tp, fn, fp, metric, undefined)
+
+
 def per_label_scores(
     y_true: object, y_pred: object, metric: str = "recall", undefined: str = "zero"
 ) -> np.ndarray:
@@ -223,9 +228,7 @@ class _Replicates:
         return self._replicate(unit_weights)
 
 
-@accepts_options
-@validated
-@progress_option
+@entry_point
 def multilabel_ci(
     y_true: object, y_pred: object, *, metric: str = "recall", resample: str = "instances",
     undefined: str = "zero", method: str = "bca", confidence_level: float = 0.95,
@@ -295,13 +298,7 @@ def multilabel_ci(
     totals = stats.sum(axis=0)
     # sparse, so that each replicate's sums do not depend on its position in the batch
     stats_sparse = sp.csr_matrix(stats)
-    lab_vals, lab_undef = _scores(
-        totals[:n_labels],
-        totals[n_labels : 2 * n_labels],
-        totals[2 * n_labels :],
-        metric,
-        undefined,
-    )
+    lab_vals, lab_undef = _stacked_scores(totals, metric, undefined)
     estimate = float(_nanmean_rows(lab_vals))
     n_undef_labels = int(lab_undef.sum())
     notes: list[str] = []
@@ -311,13 +308,7 @@ def multilabel_ci(
 
         def replicate(w: np.ndarray) -> np.ndarray:
             sums = matmul(w, stats_sparse)  # (batch, 3L): one sparse product per batch
-            vals, und = _scores(
-                sums[:, :n_labels],
-                sums[:, n_labels : 2 * n_labels],
-                sums[:, 2 * n_labels :],
-                metric,
-                undefined,
-            )
+            vals, und = _stacked_scores(sums, metric, undefined)
             return np.column_stack([_nanmean_rows(vals), und.sum(axis=1)])
 
         units, unit_name = n, "instances"
@@ -327,13 +318,7 @@ def multilabel_ci(
             for lo in range(0, n, _JACK_CHUNK):
                 hi = min(lo + _JACK_CHUNK, n)
                 loo = totals[None, :] - stats[lo:hi]
-                vals, _ = _scores(
-                    loo[:, :n_labels],
-                    loo[:, n_labels : 2 * n_labels],
-                    loo[:, 2 * n_labels :],
-                    metric,
-                    undefined,
-                )
+                vals, _ = _stacked_scores(loo, metric, undefined)
                 out[lo:hi] = _nanmean_rows(vals)
             return out
 

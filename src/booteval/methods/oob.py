@@ -66,7 +66,6 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import InvalidInputError
-from ..core.format import format_triplet
 from ..core.lazy import stats
 from ..core.options import accepts_options
 from ..core.params import renamed, validated
@@ -128,13 +127,6 @@ class ErrorEstimate(Result):
     standard_error: float
     confidence_level: float
     interval: str
-
-    def format(self, scale: float = 1.0, digits: int = 4) -> str:
-        """``estimate (low, high)`` with a scale factor and fixed decimals."""
-        return format_triplet(self.estimate, self.low, self.high, scale=scale, digits=digits)
-
-    def __str__(self) -> str:
-        return self.format()
 
 
 @dataclass(frozen=True, eq=False)
@@ -264,13 +256,6 @@ class OOBExtrapolation(Result):
     n_rows_used: int
     seed: int
     notes: tuple[str, ...] = ()
-
-    def format(self, scale: float = 1.0, digits: int = 4) -> str:
-        """``estimate (low, high)`` with a scale factor and fixed decimals."""
-        return format_triplet(self.estimate, self.low, self.high, scale=scale, digits=digits)
-
-    def __str__(self) -> str:
-        return self.format()
 
 
 # --------------------------------------------------------------------------- fitting

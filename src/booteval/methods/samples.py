@@ -48,9 +48,7 @@ from ..core.design import make_design
 from ..core.engine import check_choice, engine_note, run_replicates
 from ..core.errors import DegenerateIntervalWarning, InvalidInputError, collect_warnings, warn
 from ..core.intervals import compute_interval
-from ..core.options import accepts_options
-from ..core.params import validated
-from ..core.progress import progress_option
+from ..core.options import entry_point
 from ..core.streams import generator
 from ..core.validation import (
     as_float_array,
@@ -195,9 +193,7 @@ def _n_rows(x: object, name: str) -> int:
 
 
 # ------------------------------------------------------------------ nested_ci
-@accepts_options
-@validated
-@progress_option
+@entry_point
 def nested_ci(
     scores: Any, items: Any, *, resample: str = "items", clusters: Any = None, method: str = "bca",
     confidence_level: float = 0.95, n_resamples: int = 10_000, seed: int | None = None,

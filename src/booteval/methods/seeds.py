@@ -62,10 +62,8 @@ from ..core.engine import (
 from ..core.errors import InvalidInputError, collect_warnings, warn
 from ..core.intervals import compute_interval, order_statistic_quantile
 from ..core.lazy import stats
-from ..core.options import accepts_options
+from ..core.options import entry_point
 from ..core.paired import StackedEvaluator, pair_inputs
-from ..core.params import validated
-from ..core.progress import progress_option
 from ..core.streams import generator
 from ..core.validation import describe_value
 from ..inference.comparison import ALTERNATIVES, bootstrap_p_value
@@ -249,9 +247,7 @@ def _run_options(method: object, **shared: Any) -> tuple[RunOptions, str]:
 
 
 # --------------------------------------------------------------- public API
-@accepts_options
-@validated
-@progress_option
+@entry_point
 def pool_seeds(
     *data: Any, metric: str | Metric | Callable[..., float] | None = None, method: str = "t",
     confidence_level: float = 0.95, n_resamples: int = 10_000, seed: int | None = None,
@@ -384,9 +380,7 @@ def _pool(
     )  # fmt: skip
 
 
-@accepts_options
-@validated
-@progress_option
+@entry_point
 def compare_methods(
     *data: Any, metric: str | Metric | Callable[..., float] | None = None, method: str = "t",
     confidence_level: float = 0.95, n_resamples: int = 10_000, seed: int | None = None,

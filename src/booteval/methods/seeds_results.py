@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.format import format_triplet
 from ..results import PairedDifference, Result, with_notes
 
 
@@ -85,13 +84,6 @@ class SeedPoolResult(Result):
         """Fraction of one run's variance due to the seed: ``seed / (seed + test)``."""
         total = self.seed_variance + self.test_variance
         return self.seed_variance / total if total > 0 else math.nan
-
-    def format(self, scale: float = 1.0, digits: int = 4) -> str:
-        """``estimate (low, high)`` with a scale factor and fixed decimals."""
-        return format_triplet(self.estimate, self.low, self.high, scale=scale, digits=digits)
-
-    def __str__(self) -> str:
-        return self.format()
 
     def describe(self, scale: float = 1.0, digits: int = 4) -> str:
         """A longer description: interval, runs, design and the variance split."""

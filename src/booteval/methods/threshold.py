@@ -63,9 +63,7 @@ import numpy as np
 
 from ..core.engine import check_choice, check_run_options, engine_note
 from ..core.errors import collect_warnings
-from ..core.options import accepts_options
-from ..core.params import validated
-from ..core.progress import progress_option
+from ..core.options import entry_point
 from ..core.validation import (
     check_names,
 )
@@ -194,9 +192,7 @@ class ThresholdComparisonResult(ComparisonResult):
 
 
 # ------------------------------------------------------------------ public
-@accepts_options
-@validated
-@progress_option
+@entry_point
 def threshold_ci(
     y_val: Any, s_val: Any, y_test: Any, s_test: Any, *,
     rule: str | Callable[..., float] = "max_f1", metric: str | CountMetric | None = None,
@@ -329,9 +325,7 @@ def threshold_ci(
     return result.with_method(opts.method)
 
 
-@accepts_options
-@validated
-@progress_option
+@entry_point
 def threshold_compare(
     y_val: Any, s_val_a: Any, s_val_b: Any, y_test: Any, s_test_a: Any, s_test_b: Any, *,
     rule: str | Callable[..., float] = "max_f1", metric: str | CountMetric | None = None,

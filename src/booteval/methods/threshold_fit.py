@@ -415,10 +415,8 @@ def fit_threshold(
 
     Parameters
     ----------
-    y : array-like
-        Binary labels.
-    scores : array-like
-        Scores; a row is predicted positive when ``score >= threshold``.
+    y, scores : array-like
+        Binary labels, and scores: a row is predicted positive when ``score >= threshold``.
     rule : {"max_f1", "youden", "precision_at_recall", "recall_at_precision"} or callable
         See the module notes; a callable ``f(y, scores, weights)`` is simply called.
     target : float, optional
@@ -474,10 +472,8 @@ def threshold_metric(
 
     Parameters
     ----------
-    y : array-like
-        Binary labels.
-    scores : array-like
-    threshold : float
+    y, scores, threshold
+        Binary labels, scores, and the threshold (positive when ``score >= threshold``).
     metric : {"f1", "precision", "recall", "specificity", "youden", "accuracy"} or callable
         A callable receives the weighted confusion counts ``(tp, fp, fn, tn)``.
     weights : array-like, optional

@@ -92,9 +92,7 @@ from ..core.engine import (
     screen_undefined,
 )
 from ..core.errors import InvalidInputError
-from ..core.options import accepts_options
-from ..core.params import validated
-from ..core.progress import progress_option
+from ..core.options import entry_point
 from ..core.streams import generator
 from ..core.validation import as_float_array, check_same_length, describe_value
 from ..metrics.base import matmul
@@ -274,9 +272,7 @@ def _as_statistic_values(value: object) -> np.ndarray:
     return a.reshape(-1)
 
 
-@accepts_options
-@validated
-@progress_option
+@entry_point
 def wild_ci(
     X: object, y: object, statistic: Callable[[Any], object] | int | None = None, *,
     fit: Callable[[np.ndarray, np.ndarray], Any] | None = None,

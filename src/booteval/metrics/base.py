@@ -19,10 +19,13 @@ jackknife is the total minus each unit's sums, in closed form.
 
 from __future__ import annotations
 
+import ast
 import copy
+import re
+import textwrap
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -34,6 +37,8 @@ __all__ = [
     "Metric",
     "RowLevelEvaluator",
     "SumEvaluator",
+    "bound_example",
+    "doc_fragments",
     "row_sum",
     "safe_divide",
     "unit_sums",
@@ -45,6 +50,8 @@ _JACK_CHUNK = 1 << 14
 _SUM_CHUNK = 4096
 # compress rows into cells when that divides the number of units at least this much
 COMPRESS_RATIO = 4
+
+_T = TypeVar("_T")
 
 
 class Evaluator(ABC):
@@ -167,6 +174,64 @@ class Metric(ABC):
         from ..core.design import make_design
 
         return self.bind(data, make_design(data[0].shape[0])).estimate()
+
+
+def doc_fragments(**fragments: str) -> Callable[[_T], _T]:
+    """Decorator: each line ``{name}`` of the docstring becomes ``fragments[name]``.
+
+    The fragment takes that line's indentation, so documentation that several metrics
+    share is written once.
+
+    Examples
+    --------
+    >>> @doc_fragments(note="Shared.\\nTwo lines.")
+    ... def f():
+    ...     '''Title.
+    ...
+    ...     {note}
+    ...     '''
+    >>> f.__doc__.splitlines()[2:4]
+    ['    Shared.', '    Two lines.']
+    """
+
+    def entry(match: re.Match[str]) -> str:
+        if match.group(2) not in fragments:
+            return match.group(0)
+        return textwrap.indent(fragments[match.group(2)], match.group(1))
+
+    def fill(obj: _T) -> _T:
+        if obj.__doc__:  # None under python -OO
+            obj.__doc__ = re.sub(r"^([ \t]*)\{(\w+)\}[ \t]*$", entry, obj.__doc__, flags=re.M)
+        return obj
+
+    return fill
+
+
+def bound_example(metric: str, data: str, value: str, *, digits: int | None = None) -> str:
+    """The opening of a metric's examples: its value on ``data``, then ``ev``, the metric
+    bound to a design over those rows, for the example lines that follow.
+
+    ``data`` is the metric's arguments as the example writes them, ``value`` the result
+    shown, rounded to ``digits`` where given. For :func:`doc_fragments`.
+
+    Examples
+    --------
+    >>> bound_example("Mean", "[1.0, 2.0]", "1.5").splitlines()[-1]
+    '>>> ev = m.bind(m.validate([1.0, 2.0]), make_design(2))'
+    """
+    call = f"{metric}()({data})"
+    n_rows = len(ast.literal_eval(f"({data},)")[0])
+    return "\n".join(
+        [
+            "Examples",
+            "--------",
+            f">>> {call}" if digits is None else f">>> round({call}, {digits})",
+            value,
+            ">>> from booteval.design import make_design",
+            f">>> m = {metric}()",
+            f">>> ev = m.bind(m.validate({data}), make_design({n_rows}))",
+        ]
+    )
 
 
 def unit_sums(stats: np.ndarray | sp.spmatrix, design: Design) -> np.ndarray | sp.csr_matrix:

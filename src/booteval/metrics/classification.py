@@ -12,6 +12,7 @@ macro average, where its undefined terms follow ``zero_division``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -35,6 +36,15 @@ __all__ = [
 ]
 
 AVERAGES = ("binary", "macro", "micro", "weighted")
+
+_Parts = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+#: each averaged metric's per-class numerator and denominator, (m, k) arrays, from the
+#: true positives and the predicted and true counts of each class
+_PARTS: dict[str, _Parts] = {
+    "precision": lambda tp, pred, true: (tp, pred),
+    "recall": lambda tp, pred, true: (tp, true),
+    "f1": lambda tp, pred, true: (2 * tp, pred + true),
+}
 
 
 def _encode_pair(
@@ -177,15 +187,11 @@ class _AveragedMetric(_ConfusionMetric):
             )
         return {"pos": int(hit[0])}
 
-    # per-class numerators and denominators: (m, k) arrays
-    def _parts(self, tp: np.ndarray, pred: np.ndarray, true: np.ndarray):
-        raise NotImplementedError
-
     def _from_confusion(self, cm: np.ndarray, ctx: dict[str, Any]) -> np.ndarray:
         tp = np.diagonal(cm, axis1=1, axis2=2)
         pred = cm.sum(axis=1)
         true = cm.sum(axis=2)
-        num, den = self._parts(tp, pred, true)
+        num, den = _PARTS[self.name](tp, pred, true)
         zd = self.zero_division
         if self.average == "binary":
             j = ctx["pos"]
@@ -227,9 +233,6 @@ class Precision(_AveragedMetric):
 
     name = "precision"
 
-    def _parts(self, tp, pred, true):
-        return tp, pred
-
 
 class Recall(_AveragedMetric):
     """Recall: true positives over actual positives (sklearn's conventions).
@@ -242,9 +245,6 @@ class Recall(_AveragedMetric):
 
     name = "recall"
 
-    def _parts(self, tp, pred, true):
-        return tp, true
-
 
 class F1(_AveragedMetric):
     """F1 score, ``2 TP / (2 TP + FP + FN)`` per class (sklearn's conventions).
@@ -256,9 +256,6 @@ class F1(_AveragedMetric):
     """
 
     name = "f1"
-
-    def _parts(self, tp, pred, true):
-        return 2 * tp, pred + true
 
 
 class BalancedAccuracy(_ConfusionMetric):

@@ -44,7 +44,16 @@ import numpy as np
 from ..core.design import Design
 from ..core.errors import InvalidInputError
 from ..core.validation import as_float_array, check_same_length
-from .base import Evaluator, Metric, RowLevelEvaluator, SumEvaluator, in_blocks, leave_units_out
+from .base import (
+    Evaluator,
+    Metric,
+    RowLevelEvaluator,
+    SumEvaluator,
+    bound_example,
+    doc_fragments,
+    in_blocks,
+    leave_units_out,
+)
 
 __all__ = ["METRICS", "Kendall", "Pearson", "Spearman"]
 
@@ -414,6 +423,11 @@ class _PairMetric(Metric):
         return x, y
 
 
+#: the data of the correlations' examples
+_XY = "[1.0, 2.0, 3.0, 4.0], [1.0, 3.0, 2.0, 5.0]"
+
+
+@doc_fragments(example=bound_example("Pearson", _XY, "0.831522", digits=6))
 class Pearson(_PairMetric):
     """Pearson's correlation coefficient.
 
@@ -428,13 +442,7 @@ class Pearson(_PairMetric):
     jackknife is closed form (O(n)). ``x`` and ``y`` are centred on their means first
     for numerical stability.
 
-    Examples
-    --------
-    >>> round(Pearson()([1.0, 2.0, 3.0, 4.0], [1.0, 3.0, 2.0, 5.0]), 6)
-    0.831522
-    >>> from booteval.design import make_design
-    >>> m = Pearson()
-    >>> ev = m.bind(m.validate([1.0, 2.0, 3.0, 4.0], [1.0, 3.0, 2.0, 5.0]), make_design(4))
+    {example}
     >>> ev.replicates(np.array([[2.0, 0.0, 0.0, 2.0], [4.0, 0.0, 0.0, 0.0]])).tolist()
     [1.0, nan]
     """
@@ -449,6 +457,7 @@ class Pearson(_PairMetric):
         return SumEvaluator(stats, design, pearson_from_sums)
 
 
+@doc_fragments(example=bound_example("Spearman", _XY, "0.8"))
 class Spearman(_PairMetric):
     """Spearman's rank correlation (Pearson's correlation of average ranks).
 
@@ -463,13 +472,7 @@ class Spearman(_PairMetric):
     directly, vectorized over chunks of clusters, in O(n_clusters * n) time (fine up to
     about 10^9 cluster-row cells).
 
-    Examples
-    --------
-    >>> Spearman()([1.0, 2.0, 3.0, 4.0], [1.0, 3.0, 2.0, 5.0])
-    0.8
-    >>> from booteval.design import make_design
-    >>> m = Spearman()
-    >>> ev = m.bind(m.validate([1.0, 2.0, 3.0, 4.0], [1.0, 3.0, 2.0, 5.0]), make_design(4))
+    {example}
     >>> ev.jackknife().tolist()
     [0.5, 1.0, 1.0, 0.5]
     """
@@ -481,6 +484,7 @@ class Spearman(_PairMetric):
         return _SpearmanEvaluator(x, y, design)
 
 
+@doc_fragments(example=bound_example("Kendall", _XY, "0.666667", digits=6))
 class Kendall(_PairMetric):
     """Kendall's tau-b rank correlation (adjusted for ties).
 
@@ -496,13 +500,7 @@ class Kendall(_PairMetric):
     time, exact, with no per-replicate loop. The jackknife is closed form,
     O(n log^2 n), with or without clusters.
 
-    Examples
-    --------
-    >>> round(Kendall()([1.0, 2.0, 3.0, 4.0], [1.0, 3.0, 2.0, 5.0]), 6)
-    0.666667
-    >>> from booteval.design import make_design
-    >>> m = Kendall()
-    >>> ev = m.bind(m.validate([1.0, 2.0, 3.0, 4.0], [1.0, 3.0, 2.0, 5.0]), make_design(4))
+    {example}
     >>> ev.replicates(np.array([[1.0, 1.0, 1.0, 1.0], [0.0, 2.0, 2.0, 0.0]])).round(6).tolist()
     [0.666667, -1.0]
     """

@@ -67,17 +67,11 @@ class CallableMetric(Metric):
     ) -> None:
         super().__init__(**(kwargs or {}))
         self.func = func
-        self.kwargs = dict(kwargs or {})
+        #: the extra keyword arguments: the metric's parameters, which its label shows
+        self.kwargs = self.params
         self._name = name or getattr(func, "__name__", type(func).__name__)
         self.input_names = ("scores",) if n_inputs == 1 else ("y_true", "y_pred")
         self.bounds = bounds
-
-    @property
-    def label(self) -> str:
-        if not self.kwargs:
-            return self._name
-        inner = ", ".join(f"{k}={v!r}" for k, v in self.kwargs.items())
-        return f"{self._name}({inner})"
 
     @property
     def name(self) -> str:  # type: ignore[override]

@@ -41,7 +41,15 @@ import scipy.sparse as sp
 from ..core.design import Design
 from ..core.errors import InvalidInputError
 from ..core.validation import as_float_array, as_label_array, check_same_length
-from .base import Evaluator, Metric, RowLevelEvaluator, in_blocks, leave_units_out
+from .base import (
+    Evaluator,
+    Metric,
+    RowLevelEvaluator,
+    bound_example,
+    doc_fragments,
+    in_blocks,
+    leave_units_out,
+)
 
 __all__ = ["METRICS", "AveragePrecision", "RocAuc"]
 
@@ -388,6 +396,14 @@ class _BinaryRankingMetric(Metric):
         return self._evaluator(pos, np.asarray(score, dtype=np.float64), design)
 
 
+#: the ``pos_label`` parameter, as the ranking metrics document it
+_POS_LABEL_DOC = """\
+pos_label : scalar, optional
+    The positive class. By default ``1`` (``True``), which requires labels in
+    ``{0, 1}``, ``{-1, 1}`` or booleans; other labels need an explicit value."""
+
+
+@doc_fragments(pos_label=_POS_LABEL_DOC)
 class RocAuc(_BinaryRankingMetric):
     """Area under the ROC curve (the probability that a positive outranks a negative).
 
@@ -397,9 +413,7 @@ class RocAuc(_BinaryRankingMetric):
 
     Parameters
     ----------
-    pos_label : scalar, optional
-        The positive class. By default ``1`` (``True``), which requires labels in
-        ``{0, 1}``, ``{-1, 1}`` or booleans; other labels need an explicit value.
+    {pos_label}
 
     Notes
     -----
@@ -425,6 +439,12 @@ class RocAuc(_BinaryRankingMetric):
     _evaluator = AucEvaluator
 
 
+@doc_fragments(
+    pos_label=_POS_LABEL_DOC,
+    example=bound_example(
+        "AveragePrecision", "[0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]", "0.8333333333333333"
+    ),
+)
 class AveragePrecision(_BinaryRankingMetric):
     """Average precision: the step-wise area under the precision-recall curve.
 
@@ -436,9 +456,7 @@ class AveragePrecision(_BinaryRankingMetric):
 
     Parameters
     ----------
-    pos_label : scalar, optional
-        The positive class. By default ``1`` (``True``), which requires labels in
-        ``{0, 1}``, ``{-1, 1}`` or booleans; other labels need an explicit value.
+    {pos_label}
 
     Notes
     -----
@@ -447,13 +465,7 @@ class AveragePrecision(_BinaryRankingMetric):
     clusters of at most ``k`` rows (clusters over 256 rows are evaluated directly,
     O(n) each).
 
-    Examples
-    --------
-    >>> AveragePrecision()([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
-    0.8333333333333333
-    >>> from booteval.design import make_design
-    >>> m = AveragePrecision()
-    >>> ev = m.bind(m.validate([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]), make_design(4))
+    {example}
     >>> ev.replicates(np.array([[2.0, 2.0, 0.0, 0.0], [0.0, 1.0, 0.0, 3.0]])).tolist()
     [nan, 1.0]
     """

@@ -76,10 +76,9 @@ def plot_distribution(
         ThresholdCIResult, TrainingBootstrapResult, ... For a difference, the
         distribution of ``B - A``, with 0 (no difference) marked. A correlation
         needs a bootstrap interval (a Fisher interval stores no replicates).
-    path : str or Path, optional
-        Save the figure there (``.png``, ``.pdf`` or ``.svg``).
-    ax : matplotlib Axes, optional
-        Draw into this axes instead of a new figure.
+    path, ax : optional
+        Save the figure at ``path`` (``.png``, ``.pdf`` or ``.svg``); draw into the
+        matplotlib axes ``ax`` instead of a new figure.
     scale : float
         Multiply every value (e.g. 100 for percentages).
     digits : int, optional

@@ -135,10 +135,9 @@ def plot_forest(
     labels : sequence of str, optional
         One per row (default: the metric, ``B - A``, ``metric vs human``, or the
         system names of a leaderboard).
-    path : str or Path, optional
-        Save the figure there (``.png``, ``.pdf`` or ``.svg``).
-    ax : matplotlib Axes, optional
-        Draw into this axes instead of a new figure.
+    path, ax : optional
+        Save the figure at ``path`` (``.png``, ``.pdf`` or ``.svg``); draw into the
+        matplotlib axes ``ax`` instead of a new figure.
     scale : float
         Multiply every value (e.g. 100 for percentages).
     digits : int, optional
@@ -275,10 +274,9 @@ def plot_pairwise(
     Parameters
     ----------
     leaderboard_result : LeaderboardResult
-    path : str or Path, optional
-        Save the figure there (``.png``, ``.pdf`` or ``.svg``).
-    ax : matplotlib Axes, optional
-        Draw into this axes instead of a new figure.
+    path, ax : optional
+        Save the figure at ``path`` (``.png``, ``.pdf`` or ``.svg``); draw into the
+        matplotlib axes ``ax`` instead of a new figure.
     scale : float
         Multiply every value (e.g. 100 for percentage points).
     digits : int, optional
