@@ -204,14 +204,14 @@ def test_same_seed_same_result_any_batch_or_threads(
 
 
 def test_estimate_and_jackknife_unchanged(scores: np.ndarray) -> None:
-    a = booteval.ci(scores, seed=0, n_resamples=500)
+    a = booteval.ci(scores, seed=0, n_resamples=500, engine="numpy")
     b = booteval.ci(scores, seed=0, n_resamples=500, engine="numba")
     assert a.estimate == b.estimate
     assert np.array_equal(a.jackknife, b.jackknife)
     assert b.design == a.design + ", numba engine"
     assert "numba" not in a.design
     assert not np.array_equal(a.distribution, b.distribution)  # its own streams
-    assert booteval.ci(scores, seed=0, n_resamples=500, engine="numpy").low == a.low
+    assert booteval.ci(scores, seed=0, n_resamples=500) == b  # the default runs the kernels
 
 
 # ------------------------------------------------------------------------------ fallbacks
@@ -250,11 +250,11 @@ def test_error_without_numba(monkeypatch: pytest.MonkeyPatch, scores: np.ndarray
     monkeypatch.setitem(sys.modules, "numba", None)  # import numba -> ImportError
     monkeypatch.delitem(sys.modules, "booteval.core.kernels")
     monkeypatch.delattr(booteval.core, "kernels", raising=False)
-    with pytest.raises(InvalidInputError, match=r"engine.*numba.*booteval\[fast\]"):
+    with pytest.raises(InvalidInputError, match=r"engine.*numba.*Reinstall numba"):
         booteval.ci(scores, seed=0, n_resamples=50, engine="numba")
-    # the default engine needs no numba
-    r = booteval.ci(scores, seed=0, n_resamples=50, method="percentile")
-    assert r.distribution.size == 50
+    # the NumPy engine needs no numba
+    r = booteval.ci(scores, seed=0, n_resamples=50, method="percentile", engine="numpy")
+    assert r.distribution.size == 50 and not r.notes
 
 
 @pytest.mark.parametrize("method", ["percentile", "bca"])
@@ -278,13 +278,18 @@ def test_auto_falls_back_to_numpy_silently() -> None:
 
 
 def test_auto_without_numba(monkeypatch: pytest.MonkeyPatch, scores: np.ndarray) -> None:
-    expected = booteval.ci(scores, seed=0, n_resamples=80)
+    expected = booteval.ci(scores, seed=0, n_resamples=80, engine="numpy")
     monkeypatch.setitem(sys.modules, "numba", None)  # import numba -> ImportError
     monkeypatch.delitem(sys.modules, "booteval.core.kernels")
     monkeypatch.delattr(booteval.core, "kernels", raising=False)
-    r = booteval.ci(scores, seed=0, n_resamples=80, engine="auto")
+    r = booteval.ci(scores, seed=0, n_resamples=80)
     assert np.array_equal(r.distribution, expected.distribution)
-    assert r.design == expected.design and r.notes == expected.notes
+    assert r.design == expected.design
+    # numba is a dependency: a broken install says that its numbers are the NumPy engine's
+    assert [n for n in r.notes if "numba" in n] == [n for n in r.notes if "dependency" in n]
+    assert any("numba, a dependency of booteval, cannot be imported" in n for n in r.notes)
+    with pytest.raises(InvalidInputError, match="numba"):
+        booteval.ci(scores, seed=0, n_resamples=80, engine="numba")
 
 
 def test_rejects_unknown_engine(scores: np.ndarray) -> None:

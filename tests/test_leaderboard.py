@@ -284,7 +284,7 @@ def test_result_is_frozen_plain_data_and_renders():
     d = board.to_dict()
     json.dumps(d)  # plain data only
     assert d["method"] == "bca" and d["correction"] == "holm" and d["n_resamples"] == 1000
-    assert d["seed"] == 4 and d["design"] == "paired iid bootstrap (120 rows)"
+    assert d["seed"] == 4 and d["design"] == "paired iid bootstrap (120 rows), numba engine"
     assert [r["name"] for r in board.records] == list(board.names)
     assert len(board.pair_records) == 3 and set(board.pair_records[0]) >= {
         "name_a", "name_b", "difference", "low", "high", "p_value", "p_adjusted", "separated",

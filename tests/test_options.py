@@ -95,7 +95,7 @@ SHARED = {
     "clusters": None,
     "batch": None,
     "workers": None,
-    "engine": "numpy",
+    "engine": "auto",
     "on_undefined": "drop",
     "progress": None,
 }

@@ -129,10 +129,10 @@ def _bootstrap_parent(
         default=None,
         help="random seed (default: fresh entropy, printed with the results)",
     )
-    g.add_argument("--engine", choices=ENGINES, default="numpy",
-                   help="replicate engine: numpy (default), numba (the compiled kernels, "
-                   "pip install 'booteval[fast]'; other numbers for the same seed) or auto "
-                   "(numba where it applies)")  # fmt: skip
+    g.add_argument("--engine", choices=ENGINES, default="auto",
+                   help="replicate engine: auto (default: the compiled kernels where they "
+                   "apply, NumPy elsewhere), numba (the kernels, with a note where none "
+                   "applies) or numpy (NumPy only; other numbers for the same seed)")  # fmt: skip
     return p
 
 

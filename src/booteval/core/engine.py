@@ -44,9 +44,10 @@ __all__ = [
 ]
 
 UNDEFINED_POLICIES = ("drop", "raise")
-#: ``"numpy"``: PCG64 blocks of unit counts (the default); ``"numba"``: the optional
-#: compiled kernels of :mod:`booteval.core.kernels`, with their own per-replicate streams;
-#: ``"auto"``: the compiled kernels where numba is installed and has one, else NumPy
+# engines: "auto" (the default) runs the compiled kernels of booteval.core.kernels, with
+# their own per-replicate streams, where one applies, else NumPy; "numba" asks for the
+# kernels (a note where none applies); "numpy": PCG64 blocks of unit counts (booteval 0.1)
+
 #: ``on_undefined="drop"`` warns when more than this fraction of replicates is undefined
 UNDEFINED_WARN_FRACTION = 0.01
 
@@ -71,13 +72,13 @@ class RunOptions:
     batch: int | None
     n_inner: int
     workers: int | None
-    engine: str = "numpy"
+    engine: str = "auto"
 
 
 def check_run_options(
     *, confidence_level: object, n_resamples: object, seed: object, method: object,
     on_undefined: object = "drop", bca_ties: object = "half", batch: object = None,
-    n_inner: object = 50, workers: object = None, engine: object = "numpy",
+    n_inner: object = 50, workers: object = None, engine: object = "auto",
 ) -> RunOptions:  # fmt: skip
     """Validate the options every entry point shares (errors name the parameter)."""
     level = check_confidence_level(confidence_level)
@@ -154,9 +155,10 @@ def compiled_runner(
 
     ``engine="numba"`` raises :class:`InvalidInputError` when numba cannot be
     imported (falling back silently would change the numbers for the same seed)
-    and returns a note when there is no kernel for this case; ``engine="auto"``
-    takes the NumPy engine in both cases without a note (the result's design
-    says which engine ran).
+    and returns a note when there is no kernel for this case. ``engine="auto"`` (the
+    default) takes the NumPy engine where there is no kernel, without a note (the
+    result's design says which engine ran), and with a note where numba, a dependency,
+    cannot be imported.
     """
     if engine == "numpy":
         return None, None
@@ -164,12 +166,16 @@ def compiled_runner(
         from . import kernels as _kernels
     except ImportError as exc:
         if engine == "auto":
-            return None, None
+            return None, (
+                f"numba, a dependency of booteval, cannot be imported ({exc}): the NumPy "
+                "engine ran, whose replicates differ from the compiled engine's for the "
+                "same seed"
+            )
         raise InvalidInputError(
             "engine",
-            "'numpy', 'auto', or 'numba' with the optional numba package installed",
+            "'numpy', 'auto', or 'numba' with numba (a dependency of booteval) importable",
             f"'numba', but numba cannot be imported ({exc})",
-            'Install it with pip install "booteval[fast]", or use engine="numpy".',
+            'Reinstall numba (pip install numba), or use engine="numpy".',
         ) from None
     if not isinstance(design, Design):
         return None, None if engine == "auto" else (
@@ -222,9 +228,12 @@ def run_replicates(
 
         previous = numba.get_num_threads()
         n_threads = threads(workers)
-        numba.set_num_threads(n_threads)
+        numba.set_num_threads(n_threads)  # for this thread only
         try:  # in chunks: progress, the long-run estimate and Ctrl-C between them
-            return _compiled_chunks(compiled, seed, n_resamples, want_se, listener, n_threads)
+            with _kernel_lock:
+                return _compiled_chunks(
+                    compiled, seed, n_resamples, want_se, listener, n_threads, batch
+                )
         finally:
             numba.set_num_threads(previous)
     if isinstance(design, Design):  # the evaluator's own (e.g. compressed) design
@@ -296,6 +305,8 @@ def engine_note(
     ``engine="numba"`` gets the note that says the NumPy engine ran (and an error when
     numba is missing, as everywhere); ``"numpy"`` and ``"auto"`` get none.
     """
+    if engine == "auto":
+        return ()
     runner, note = compiled_runner(evaluator, source, engine)
     if runner is not None:  # pragma: no cover - a kernel here would need run_on_engine
         raise AssertionError("a compiled kernel exists: run it with run_on_engine")
@@ -344,16 +355,20 @@ _COMPILED_CHUNK = 8192
 
 
 def _compiled_chunks(
-    compiled: Any, seed: int, n_resamples: int, want_se: bool, listener: Any, n_threads: int
-) -> tuple[np.ndarray, np.ndarray | None]:
+    compiled: Any, seed: int, n_resamples: int, want_se: bool, listener: Any, n_threads: int,
+    batch: int | None,
+) -> tuple[np.ndarray, np.ndarray | None]:  # fmt: skip
     """The compiled runner over replicates ``0 .. n_resamples - 1`` in chunks (its
-    per-replicate streams make the values the same as one call's)."""
+    per-replicate streams make the values the same as one call's): ``batch`` replicates
+    each where given, otherwise about a twentieth of the run (so that progress moves),
+    within ``[256, 8192]``, after two probes of 256."""
     values, ses = [], []
     probe = 4 * _PROBE_REPLICATES
+    chunk = batch or min(max(n_resamples // 20, probe), _COMPILED_CHUNK)
     start = 0
     while start < n_resamples:
         # two probes: the first may include compiling the kernels, the second is timed
-        stop = min(n_resamples, start + (probe if start < 2 * probe else _COMPILED_CHUNK))
+        stop = min(n_resamples, start + (probe if start < 2 * probe and not batch else chunk))
         began = time.perf_counter()
         part, part_se = compiled(seed, start, stop, want_se)
         if start == probe:
@@ -365,6 +380,11 @@ def _compiled_chunks(
         start = stop
     return np.concatenate(values), (None if ses[0] is None else np.concatenate(ses))
 
+
+#: one compiled run at a time: numba's fallback threading layer (workqueue, where neither
+#: OpenMP nor TBB is available) aborts the process on concurrent parallel launches, and
+#: each run already uses every thread it is given
+_kernel_lock = threading.Lock()
 
 _blas_lock = threading.Lock()
 _blas_state: dict[str, Any] = {"users": 0, "limiter": None}

@@ -1,9 +1,11 @@
-"""The compiled engine (``engine="numba"``): draw and accumulate in one pass.
+"""The compiled engine (the default, ``engine="auto"``, where a kernel applies):
+draw and accumulate in one pass.
 
 The NumPy engine draws a ``(batch, n_units)`` matrix of counts and reduces it;
 these kernels instead draw each replicate's ``n`` row indices and add up what
 the metric needs as they go, so no ``(batch, n)`` array is ever formed. They
-need the optional ``numba`` package (``pip install "booteval[fast]"``).
+are compiled by numba (a dependency) on first use and cached in a user cache
+directory (:func:`cache_dir`).
 
 Random streams
 --------------

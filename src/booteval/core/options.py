@@ -52,7 +52,7 @@ class BootstrapOptions:
     workers : int, optional
         Threads (never change the result).
     engine : str, optional
-        ``"numpy"``, ``"numba"`` or ``"auto"`` where the function has a compiled engine.
+        ``"auto"``, ``"numba"`` or ``"numpy"`` (see :func:`booteval.ci`).
     on_undefined : str, optional
         ``"drop"`` or ``"raise"``.
     progress : bool or callable, optional

@@ -166,10 +166,10 @@ SHARED_DOCS = {
         '    vary. Not with ``strata`` or ``method="studentized"``.'
     ),
     "engine": (
-        'engine : {"numpy", "numba", "auto"}, default "numpy"\n'
-        "    As in :func:`booteval.ci`. Where no compiled kernel covers this function's\n"
-        '    statistic or weights yet, ``"numba"`` runs the NumPy engine and says so in\n'
-        "    ``notes``."
+        'engine : {"auto", "numba", "numpy"}, default "auto"\n'
+        "    As in :func:`booteval.ci`: the compiled kernels where they apply, else NumPy.\n"
+        "    Where no compiled kernel covers this function's statistic or weights yet,\n"
+        '    ``"numba"`` runs the NumPy engine and says so in ``notes``.'
     ),
 }
 _SHARED_DOC_LINE = re.compile(r"^([ \t]*)\{(" + "|".join(SHARED_DOCS) + r")\}[ \t]*$", re.M)

@@ -249,7 +249,7 @@ def compare(
     batch: int | None = None, strata: Any = None, clusters: Any = None,
     alternative: str = "two-sided", on_undefined: str = "drop",
     metric_kwargs: dict[str, Any] | None = None, n_inner: int = 50, bca_ties: str = "half",
-    workers: int | None = None, engine: str = "numpy", design: str = "multinomial",
+    workers: int | None = None, engine: str = "auto", design: str = "multinomial",
     progress: Any = None, names: tuple[str, str] = ("A", "B"), test: str = "bootstrap",
 ) -> ComparisonResult:  # fmt: skip
     """Paired comparison of two systems scored on the same rows: ``B - A`` with an interval.

@@ -120,7 +120,7 @@ def ci(
     confidence_level: float = 0.95, n_resamples: int | str = 10_000, seed: int | None = None,
     batch: int | None = None, strata: Any = None, clusters: Any = None, transform: Any = None,
     on_undefined: str = "drop", metric_kwargs: dict[str, Any] | None = None, n_inner: int = 50,
-    bca_ties: str = "half", workers: int | None = None, progress: Any = None, engine: str = "numpy",
+    bca_ties: str = "half", workers: int | None = None, progress: Any = None, engine: str = "auto",
     mcse_target: float | None = None, max_resamples: int | None = None, design: str = "multinomial",
 ) -> CIResult:  # fmt: skip
     """A metric's point estimate with a bootstrap confidence interval.
@@ -190,22 +190,19 @@ def ci(
     max_resamples : int, optional
         With ``n_resamples="auto"``: the most resamples it may use (default 200,000).
     {design}
-    engine : {"numpy", "numba", "auto"}
-        ``"numpy"`` (default) draws the resamples with NumPy. ``"numba"`` uses
-        the optional compiled kernels (``pip install "booteval[fast]"``), which
-        draw and accumulate each replicate in one pass: several times faster for
-        means, ratio metrics and mean losses on float data and for ROC-AUC, under
-        an iid design. The compiled engine uses its own per-replicate random
-        streams, so its numbers differ from the NumPy engine's for the same seed,
-        while each engine is reproducible across batch sizes and workers. It is
-        recorded in ``result.design``. Where it has no kernel (strata, clusters,
-        discrete data resampled as cells, other metrics, a nested studentized
-        interval) the NumPy engine is used and ``result.notes`` says so; without
-        numba installed, ``"numba"`` is an error. ``"auto"`` takes the compiled
-        kernels where numba is installed and has one, and the NumPy engine
-        otherwise, without a note: the fastest engine available, at the price
-        that the numbers for a seed depend on whether numba is installed (as
-        ``result.design`` records).
+    engine : {"auto", "numba", "numpy"}, default "auto"
+        ``"auto"`` runs the compiled kernels (numba, a dependency) where they apply and
+        the NumPy engine elsewhere, so every install gives the same numbers for a seed.
+        The kernels draw and accumulate each replicate in one pass, without forming a
+        ``(batch, n)`` array: several times faster for means, ratio metrics and mean
+        losses on float data and for ROC-AUC, under an iid design. They use their own
+        per-replicate random streams, so their numbers differ from the NumPy engine's
+        for the same seed; each engine is reproducible across batch sizes and workers,
+        and ``result.design`` ends in ``", numba engine"`` where the kernels ran.
+        ``"numba"`` asks for the kernels and says in ``result.notes`` where none applies
+        (strata, clusters, discrete data resampled as cells, other metrics, a nested
+        studentized interval); ``"numpy"`` always draws the resamples with NumPy (the
+        numbers of booteval 0.1).
 
     Returns
     -------

@@ -166,7 +166,7 @@ def leaderboard(
     metric_kwargs: dict[str, Any] | None = None, method: str = "bca",
     confidence_level: float = 0.95, n_resamples: int = 10_000, seed: int | None = None,
     strata: Any = None, clusters: Any = None, correction: str = "holm", batch: int | None = None,
-    workers: int | None = None, engine: str = "numpy", design: str = "multinomial",
+    workers: int | None = None, engine: str = "auto", design: str = "multinomial",
     progress: Any = None, on_undefined: str = "drop", bca_ties: str = "half",
     system_col: Any = None, row_col: Any = None, output_col: Any = None, label_col: Any = None,
 ) -> LeaderboardResult:  # fmt: skip

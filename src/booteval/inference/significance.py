@@ -200,7 +200,7 @@ def permutation_test(
     n_permutations: int = 10_000, seed: int | None = None, clusters: Any = None, strata: Any = None,
     alternative: str = "two-sided", metric_kwargs: dict[str, Any] | None = None,
     names: tuple[str, str] = ("A", "B"), exact: bool | str = "auto", batch: int | None = None,
-    workers: int | None = None, engine: str = "numpy", progress: Any = None,
+    workers: int | None = None, engine: str = "auto", progress: Any = None,
 ) -> PermutationTestResult:  # fmt: skip
     """Paired permutation (approximate randomization) test of ``metric(B) - metric(A)``.
 

@@ -158,7 +158,7 @@ def _order_statistic_indices(b: int, level: float) -> tuple[int, int]:
 def wild_cluster_ci(
     scores: object, clusters: object, *, weights: str = "webb", n_resamples: int = 9999,
     seed: int | None = None, confidence_level: float = 0.95, correction: str = "CR2",
-    batch: int | None = None, workers: int | None = None, engine: str = "numpy",
+    batch: int | None = None, workers: int | None = None, engine: str = "auto",
     progress: Any = None,
 ) -> ClusteredInterval:  # fmt: skip
     """Wild cluster bootstrap-t interval for the mean of per-row scores.

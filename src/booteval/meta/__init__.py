@@ -140,7 +140,7 @@ def correlate(
     X: Any, Z: Any, *, level: str = "system", coefficient: str = "pearson",
     resample: str | None = "both", method: str = "percentile", confidence_level: float = 0.95,
     n_resamples: int = 10_000, seed: int | None = None, metric: str = "metric",
-    human: str = "human", workers: int | None = None, engine: str = "numpy", progress: Any = None,
+    human: str = "human", workers: int | None = None, engine: str = "auto", progress: Any = None,
 ) -> CorrelationResult:  # fmt: skip
     """Correlation of a metric with human scores, with a confidence interval.
 
@@ -218,7 +218,7 @@ def correlate_metrics(
     metrics: Mapping[str, Any], Z: Any, *, level: str = "system", coefficient: str = "pearson",
     resample: str | None = "both", method: str = "percentile", confidence_level: float = 0.95,
     n_resamples: int = 10_000, seed: int | None = None, human: str = "human",
-    workers: int | None = None, engine: str = "numpy", progress: Any = None,
+    workers: int | None = None, engine: str = "auto", progress: Any = None,
 ) -> dict[str, CorrelationResult]:  # fmt: skip
     """:func:`correlate` for several metrics against the same human scores.
 

@@ -240,7 +240,7 @@ def compare_correlations(
     resample: str = "both", permutation: str | None = "both", method: str = "percentile",
     alternative: str = "two-sided", confidence_level: float = 0.95, n_resamples: int = 10_000,
     seed: int | None = None, metrics: tuple[str, str] = ("a", "b"), workers: int | None = None,
-    engine: str = "numpy", progress: Any = None,
+    engine: str = "auto", progress: Any = None,
 ) -> CorrelationComparison:  # fmt: skip
     """Does metric A agree with the human scores better than metric B, on the same data?
 

@@ -233,7 +233,7 @@ def multilabel_ci(
     y_true: object, y_pred: object, *, metric: str = "recall", resample: str = "instances",
     undefined: str = "zero", method: str = "bca", confidence_level: float = 0.95,
     n_resamples: int = 10_000, seed: int | None = None, batch: int | None = None,
-    on_undefined: str = "drop", workers: int | None = None, engine: str = "numpy",
+    on_undefined: str = "drop", workers: int | None = None, engine: str = "auto",
     progress: Any = None,
 ) -> CIResult:  # fmt: skip
     """Bootstrap interval for macro-averaged recall or F1 of multi-label predictions.

@@ -106,7 +106,7 @@ def _per_problem(correct: Any, items: Any, clusters: Any, name: str = "correct")
 def pass_at_k(
     correct: Any, items: Any, k: int = 1, *, clusters: Any = None, method: str = "bca",
     confidence_level: float = 0.95, n_resamples: int = 10_000, seed: int | None = None,
-    batch: int | None = None, workers: int | None = None, engine: str = "numpy",
+    batch: int | None = None, workers: int | None = None, engine: str = "auto",
     progress: Any = None,
 ) -> CIResult:  # fmt: skip
     """pass@k over problems with several samples each, and its bootstrap interval.
@@ -158,7 +158,7 @@ def compare_pass_at_k(
     correct_a: Any, items_a: Any, correct_b: Any, items_b: Any, k: int = 1, *, clusters: Any = None,
     names: Sequence[str] = ("A", "B"), method: str = "bca", confidence_level: float = 0.95,
     n_resamples: int = 10_000, seed: int | None = None, batch: int | None = None,
-    workers: int | None = None, engine: str = "numpy", progress: Any = None,
+    workers: int | None = None, engine: str = "auto", progress: Any = None,
     alternative: str = "two-sided",
 ) -> ComparisonResult:  # fmt: skip
     """The paired difference of two models' pass@k (B - A) over the same problems.
@@ -258,7 +258,7 @@ def majority_vote_at_k(
     answers: Any, targets: Any, items: Any, k: int | None = None, *, clusters: Any = None,
     method: str = "bca", confidence_level: float = 0.95, n_resamples: int = 10_000,
     seed: int | None = None, batch: int | None = None, workers: int | None = None,
-    engine: str = "numpy", progress: Any = None,
+    engine: str = "auto", progress: Any = None,
 ) -> CIResult:  # fmt: skip
     """Majority-vote@k: how often the most frequent of k sampled answers is right.
 

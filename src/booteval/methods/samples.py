@@ -197,7 +197,7 @@ def _n_rows(x: object, name: str) -> int:
 def nested_ci(
     scores: Any, items: Any, *, resample: str = "items", clusters: Any = None, method: str = "bca",
     confidence_level: float = 0.95, n_resamples: int = 10_000, seed: int | None = None,
-    batch: int | None = None, workers: int | None = None, engine: str = "numpy",
+    batch: int | None = None, workers: int | None = None, engine: str = "auto",
     progress: Any = None,
 ) -> NestedResult:  # fmt: skip
     """The mean score over questions with several samples each, and its bootstrap interval.

@@ -252,7 +252,7 @@ def pool_seeds(
     *data: Any, metric: str | Metric | Callable[..., float] | None = None, method: str = "t",
     confidence_level: float = 0.95, n_resamples: int = 10_000, seed: int | None = None,
     batch: int | None = None, strata: Any = None, clusters: Any = None, on_undefined: str = "drop",
-    metric_kwargs: dict[str, Any] | None = None, workers: int | None = None, engine: str = "numpy",
+    metric_kwargs: dict[str, Any] | None = None, workers: int | None = None, engine: str = "auto",
     progress: Any = None,
 ) -> SeedPoolResult:  # fmt: skip
     """Interval for a method's expected metric from several training runs (seeds).
@@ -386,7 +386,7 @@ def compare_methods(
     confidence_level: float = 0.95, n_resamples: int = 10_000, seed: int | None = None,
     batch: int | None = None, strata: Any = None, clusters: Any = None,
     alternative: str = "two-sided", on_undefined: str = "drop",
-    metric_kwargs: dict[str, Any] | None = None, workers: int | None = None, engine: str = "numpy",
+    metric_kwargs: dict[str, Any] | None = None, workers: int | None = None, engine: str = "auto",
     progress: Any = None, names: tuple[str, str] = ("A", "B"),
 ) -> MethodComparisonResult:  # fmt: skip
     """Paired comparison of two methods, each trained with several seeds, on the same test rows.

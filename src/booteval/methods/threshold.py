@@ -200,7 +200,7 @@ def threshold_ci(
     n_resamples: int = 2_000, seed: int | None = None, refit: bool = True, pos_label: Any = 1,
     strata_val: Any = None, clusters_val: Any = None, strata_test: Any = None,
     clusters_test: Any = None, batch: int | None = None, on_undefined: str = "drop",
-    bca_ties: str = "half", engine: str = "numpy", progress: Any = None,
+    bca_ties: str = "half", engine: str = "auto", progress: Any = None,
 ) -> ThresholdCIResult:  # fmt: skip
     """Interval for a test metric at a threshold chosen on validation data (two-level bootstrap).
 
@@ -334,7 +334,7 @@ def threshold_compare(
     alternative: str = "two-sided", pos_label: Any = 1, strata_val: Any = None,
     clusters_val: Any = None, strata_test: Any = None, clusters_test: Any = None,
     batch: int | None = None, on_undefined: str = "drop", bca_ties: str = "half",
-    names: tuple[str, str] = ("A", "B"), engine: str = "numpy", progress: Any = None,
+    names: tuple[str, str] = ("A", "B"), engine: str = "auto", progress: Any = None,
 ) -> ThresholdComparisonResult:  # fmt: skip
     """Paired two-level bootstrap of ``B - A`` for an operating-point metric.
 

@@ -330,7 +330,7 @@ def bootstrap_training(
     test_resamples: int = 0, method: str = "percentile", confidence_level: float = 0.95,
     seed: int | None = None, strata: Any = None, clusters: Any = None, strata_test: Any = None,
     clusters_test: Any = None, fit_full: bool = True, workers: int | None = None,
-    backend: str | None = None, engine: str = "numpy", progress: Any = None,
+    backend: str | None = None, engine: str = "auto", progress: Any = None,
 ) -> TrainingBootstrapResult:  # fmt: skip
     """Refit a method on bootstrap resamples of the training set and score it on a test set.
 

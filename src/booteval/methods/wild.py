@@ -280,7 +280,7 @@ def wild_ci(
     multipliers: str = "rademacher", residuals: str = "hc2", method: str = "percentile",
     confidence_level: float = 0.95, n_resamples: int = 2000, seed: int | None = None,
     batch: int | None = None, on_undefined: str = "drop", vectorized: bool = False,
-    workers: int | None = None, engine: str = "numpy", progress: Any = None,
+    workers: int | None = None, engine: str = "auto", progress: Any = None,
 ) -> CIResult | tuple[CIResult, ...]:  # fmt: skip
     """Wild-bootstrap confidence interval for any statistic of a refitted regression.
 

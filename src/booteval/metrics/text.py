@@ -412,7 +412,7 @@ class BLEU(_TextMetric):
     52.5134
     >>> r = booteval.ci(refs, hyps, metric="bleu", n_resamples=1000, seed=0)  # doctest: +SKIP
     >>> print(r.format(digits=2))  # doctest: +SKIP
-    52.51 (46.13, 57.83)
+    52.51 (46.53, 57.95)
     """
 
     name = "bleu"
