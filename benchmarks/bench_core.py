@@ -903,7 +903,7 @@ def child_memory(name: str, n: int, B: int, engine: str) -> dict[str, Any]:
         warnings.simplefilter("ignore")
         res = call(B, engine)
     secs = time.perf_counter() - t0
-    if engine != "numpy":
+    if engine == "numba":
         assert "numba engine" in res.describe(), res.notes
     # VmHWM: this address space's peak RSS (ru_maxrss would carry the parent's over exec)
     peak = _proc_status_kib("VmHWM") / 1024

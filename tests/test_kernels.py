@@ -221,7 +221,11 @@ def test_estimate_and_jackknife_unchanged(scores: np.ndarray) -> None:
     ("data", "kwargs", "reason"),
     [
         ((np.arange(40.0) % 7,), {"strata": np.arange(40) % 2}, "stratified"),
-        ((np.arange(40.0) % 7,), {"clusters": np.arange(40) // 4}, "clustered"),
+        (
+            (np.arange(40) % 2, np.arange(40.0) % 9),
+            {"metric": "roc_auc", "clusters": np.arange(40) // 4},
+            "clustered designs for sum metrics only",
+        ),
         ((np.arange(40) % 2,), {}, "compressed"),
         ((np.arange(40) % 2, np.arange(40) % 3 == 0), {"metric": "accuracy"}, "compressed"),
         (
@@ -244,6 +248,31 @@ def test_falls_back_to_numpy_with_a_note(data: tuple, kwargs: dict, reason: str)
     assert b.design == a.design
     assert any("NumPy engine was used" in note and reason in note for note in b.notes)
     assert not any("numba" in note for note in a.notes)
+
+
+def test_clustered_sums_run_on_the_kernels_and_agree_with_numpy() -> None:
+    rng = np.random.default_rng(0)
+    g = np.sort(rng.integers(0, 150, 3000))
+    x = rng.normal(size=150)[g] + rng.normal(size=3000)
+    kw = {"clusters": g, "method": "percentile", "seed": 2}
+    fast = booteval.ci(x, n_resamples=20_000, **kw)
+    assert fast.design.endswith("clusters), numba engine") and not fast.notes
+    slow = booteval.ci(x, n_resamples=20_000, engine="numpy", **kw)
+    # the same cluster bootstrap: the replicates' SD agrees within Monte Carlo error (~0.5 %)
+    sd_fast, sd_slow = fast.distribution.std(), slow.distribution.std()
+    assert abs(sd_fast / sd_slow - 1) < 0.03
+    # a replicate draws clusters: its value is a ratio of drawn per-cluster sums
+    sums = np.bincount(g, weights=x)
+    sizes = np.bincount(g)
+    idx = K.drawn_indices(2, 7, sizes.size)
+    assert fast.distribution[7] == pytest.approx(sums[idx].sum() / sizes[idx].sum(), rel=1e-12)
+    # reproducible for any batch and number of workers
+    again = booteval.ci(x, n_resamples=20_000, batch=3_000, workers=1, **kw)
+    assert np.array_equal(again.distribution, fast.distribution)
+    # a paired comparison of clustered means shares each replicate's clusters
+    c = booteval.compare(x, x + 0.1, n_resamples=2_000, **kw)
+    assert "numba engine" in c.design
+    assert np.allclose(c.distribution, 0.1)
 
 
 def test_error_without_numba(monkeypatch: pytest.MonkeyPatch, scores: np.ndarray) -> None:

@@ -275,9 +275,16 @@ PINNED = {
     "ci_accuracy_clustered_percentile": (
         lambda: booteval.ci(
             _PY, _PPA, metric="accuracy", clusters=_PCL, method="percentile",
-            n_resamples=2000, seed=3,
+            n_resamples=2000, seed=3, engine="numpy",
         ),
         ("0x1.a222222222222p-1", "0x1.8da740da740dap-1", "0x1.b69d0369d036ap-1"),
+    ),
+    "ci_accuracy_clustered_percentile_default_engine": (
+        lambda: booteval.ci(
+            _PY, _PPA, metric="accuracy", clusters=_PCL, method="percentile",
+            n_resamples=2000, seed=3,
+        ),
+        ("0x1.a222222222222p-1", "0x1.8da740da740dap-1", "0x1.b4e81b4e81b4fp-1"),
     ),
     "ci_roc_auc_bca": (
         lambda: booteval.ci(_PY, _PS, metric="roc_auc", n_resamples=2000, seed=3, engine="numpy"),

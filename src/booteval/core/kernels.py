@@ -25,13 +25,15 @@ Kernels
 * sums of per-row statistics (means, ratios, mean losses, R^2, ...: every
   :class:`~booteval.metrics.base.SumEvaluator` with dense statistics), iid
   design: each draw adds the drawn row's statistics, in draw order;
+* the same sums under a clustered design: a sum metric's statistics are then its
+  per-cluster sums, and a replicate draws clusters (``n_clusters`` draws);
 * ROC-AUC, iid design: the scores are sorted once; a replicate draws sorted
   positions (row ``order[p]``) and counts them, then one pass in score order
   accumulates the weighted Mann-Whitney numerator in exact integer arithmetic
   (ties count one half; NaN when a class is absent). Two equivalent passes, per
   position (many tie groups) or per tie group (few), give identical values.
 
-Other metrics and designs (strata, clusters, compressed cells) have no kernel;
+Other metrics and designs (strata, clustered rank metrics, compressed cells) have no kernel;
 :func:`plan` says why, and the caller uses the NumPy engine.
 """
 
@@ -186,7 +188,13 @@ def _sum_kernel(stats, k0, k1, start, out):  # pragma: no cover - compiled
     for r in prange(out.shape[0]):
         s0, s1, s2, s3 = _seed_state(k0, k1, start + r)
         buf, have = np.uint64(0), False
-        if k == 2:
+        if k == 1:  # one column in a register (a mean's values: its ones are not drawn)
+            a0 = 0.0
+            for _ in range(n):
+                idx, s0, s1, s2, s3, buf, have = _bounded(s0, s1, s2, s3, buf, have, nn, reject)
+                a0 += stats[idx, 0]
+            out[r, 0] = a0
+        elif k == 2:
             a0 = 0.0
             a1 = 0.0
             for _ in range(n):
@@ -359,10 +367,12 @@ def plan(evaluator: object, design: object) -> Runner | str:
             "the compiled engine does not resample compressed cells (discrete data, which "
             "the NumPy engine resamples as a few distinct cells at a cost independent of n)"
         )
-    if d.clustered or d.n_strata > 1:
-        return f"the compiled engine covers iid designs only, not a {d.kind} design"
+    if d.n_strata > 1:
+        return f"the compiled engine does not cover a {d.kind} design yet"
     if d.n_rows < 1 or d.n_rows > MAX_ROWS:
         return f"the compiled engine needs 1 to {MAX_ROWS} rows"
+    # clusters: a sum metric's statistics are per-cluster sums (unit_stats), so drawing
+    # clusters is drawing rows of those sums; a rank metric has no cluster kernel
     parts = getattr(evaluator, "parts", None)  # StackedEvaluator: systems on shared weights
     if parts is not None:
         return _stacked_runner(parts)
@@ -372,8 +382,10 @@ def plan(evaluator: object, design: object) -> Runner | str:
             return "the compiled engine does not resample compressed cells"
     if isinstance(ev, SumEvaluator):
         return _sum_runner(ev, shift)
-    if isinstance(ev, AucEvaluator):
+    if isinstance(ev, AucEvaluator) and not d.clustered:
         return _auc_runner(ev)
+    if d.clustered:
+        return "the compiled engine covers clustered designs for sum metrics only"
     return "the compiled engine has no kernel for this statistic yet"
 
 
@@ -387,16 +399,31 @@ def _unshift(ev: object) -> tuple[float, object]:
 
 
 def _kernel_sums(stats: np.ndarray, seed: int, start: int, stop: int) -> np.ndarray:
-    """Each replicate's weighted column sums of ``stats`` (rows drawn on the kernels stream)."""
+    """Each replicate's weighted column sums of ``stats`` (rows drawn on the kernels stream).
+
+    A column of ones (a count, e.g. the denominator of a mean) sums to the number of
+    draws, exactly, in every replicate, so only the other columns are accumulated.
+    """
     k0, k1 = stream_key(seed)
     _compile_notice(_sum_kernel)
+    n, k = stats.shape
+    ones = np.all(stats == 1.0, axis=0)
+    drawn = np.ascontiguousarray(stats[:, ~ones]) if ones.any() else stats
 
     def kernel(lo: int, hi: int) -> np.ndarray:
-        out = np.empty((hi - lo, stats.shape[1]))
-        _sum_kernel(stats, k0, k1, np.int64(lo), out)
+        out = np.empty((hi - lo, drawn.shape[1]))
+        _sum_kernel(drawn, k0, k1, np.int64(lo), out)
         return out
 
-    return _run_chunks(kernel, start, stop).reshape(stop - start, stats.shape[1])
+    if ones.all():
+        return np.full((stop - start, k), float(n))
+    part = _run_chunks(kernel, start, stop).reshape(stop - start, drawn.shape[1])
+    if not ones.any():
+        return part
+    sums = np.empty((stop - start, k))
+    sums[:, ~ones] = part
+    sums[:, ones] = float(n)
+    return sums
 
 
 def _sum_runner(ev: object, shift: float) -> Runner | str:
