@@ -42,9 +42,14 @@ FULL = {"w1": 100_000, "w3": 30_000, "w3_bca": 100_000, "big": 1_000_000, "w5": 
 QUICK = {"w1": 20_000, "w3": 5_000, "w3_bca": 10_000, "big": 100_000, "w5": 100_000}
 
 
+def blocks_per_thread(b: int, threads: int) -> list[int]:
+    """``b`` blocks shared out as evenly as possible over ``threads``."""
+    return [b // threads + (1 if i < b % threads else 0) for i in range(threads)]
+
+
 def floor_seconds(n: int, b: int, threads: int) -> float:
     """PCG64 drawing ``b`` blocks of ``n`` bounded integers below ``n`` on ``threads``."""
-    per = [b // threads + (1 if i < b % threads else 0) for i in range(threads)]
+    per = blocks_per_thread(b, threads)
 
     def work(i: int) -> None:
         gen = np.random.Generator(np.random.PCG64(i))

@@ -69,3 +69,11 @@ def test_summary_judges_the_bar_at_full_size(peer_s: float, fast_s: float | None
     line = bench_core.summary_table([row]).splitlines()[-1]
     cells = [c.strip() for c in line.strip("|").split("|")]
     assert cells[0] == "W2" and cells[9] == ">= 1,000x" and cells[10] == met
+
+
+def test_the_engine_benchmarks_floor_draws_every_block_once() -> None:
+    bench_engine = pytest.importorskip("bench_engine")
+    for b, threads in [(7, 2), (10_000, 2), (3, 8), (16, 16)]:
+        per = bench_engine.blocks_per_thread(b, threads)
+        assert sum(per) == b and len(per) == threads and max(per) - min(per) <= 1
+    assert set(bench_engine.FULL) == set(bench_engine.QUICK)
