@@ -220,7 +220,11 @@ def test_estimate_and_jackknife_unchanged(scores: np.ndarray) -> None:
 @pytest.mark.parametrize(
     ("data", "kwargs", "reason"),
     [
-        ((np.arange(40.0) % 7,), {"strata": np.arange(40) % 2}, "stratified"),
+        (
+            (np.arange(40) % 2, np.arange(40.0) % 9),
+            {"metric": "roc_auc", "strata": np.arange(40) % 2},
+            "stratified designs for sum metrics only",
+        ),
         (
             (np.arange(40) % 2, np.arange(40.0) % 9),
             {"metric": "roc_auc", "clusters": np.arange(40) // 4},
@@ -273,6 +277,26 @@ def test_clustered_sums_run_on_the_kernels_and_agree_with_numpy() -> None:
     c = booteval.compare(x, x + 0.1, n_resamples=2_000, **kw)
     assert "numba engine" in c.design
     assert np.allclose(c.distribution, 0.1)
+
+
+def test_stratified_sums_draw_each_stratums_size_from_that_stratum() -> None:
+    rng = np.random.default_rng(1)
+    strata = rng.integers(0, 4, 2000)
+    # a value constant within strata (up to 1e-9, so that the rows are not compressed
+    # into a few cells): every stratified replicate has the original mean, to 1e-9
+    level = strata * 1.5 + 1e-9 * rng.random(2000)
+    r = booteval.ci(level, strata=strata, n_resamples=500, seed=3, method="percentile")
+    assert "numba engine" in r.design
+    assert np.allclose(r.distribution, level.mean(), rtol=0, atol=2e-9)
+    iid = booteval.ci(level, n_resamples=500, seed=3, method="percentile")
+    assert iid.distribution.std() > 0.01  # without strata the mean varies
+    # and it agrees in distribution with the NumPy engine's stratified bootstrap
+    x = rng.normal(size=2000) + strata
+    kw = {"strata": strata, "n_resamples": 20_000, "seed": 4, "method": "percentile"}
+    fast, slow = booteval.ci(x, **kw), booteval.ci(x, engine="numpy", **kw)
+    assert abs(fast.distribution.std() / slow.distribution.std() - 1) < 0.03
+    again = booteval.ci(x, batch=777, workers=1, **kw)
+    assert np.array_equal(again.distribution, fast.distribution)
 
 
 def test_error_without_numba(monkeypatch: pytest.MonkeyPatch, scores: np.ndarray) -> None:

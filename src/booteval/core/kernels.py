@@ -25,15 +25,16 @@ Kernels
 * sums of per-row statistics (means, ratios, mean losses, R^2, ...: every
   :class:`~booteval.metrics.base.SumEvaluator` with dense statistics), iid
   design: each draw adds the drawn row's statistics, in draw order;
-* the same sums under a clustered design: a sum metric's statistics are then its
-  per-cluster sums, and a replicate draws clusters (``n_clusters`` draws);
+* the same sums under clustered and stratified designs: a sum metric's statistics are
+  then its per-cluster sums, and a replicate draws clusters (``n_clusters`` draws);
+  with strata, it draws each stratum's units from that stratum, stratum after stratum;
 * ROC-AUC, iid design: the scores are sorted once; a replicate draws sorted
   positions (row ``order[p]``) and counts them, then one pass in score order
   accumulates the weighted Mann-Whitney numerator in exact integer arithmetic
   (ties count one half; NaN when a class is absent). Two equivalent passes, per
   position (many tie groups) or per tie group (few), give identical values.
 
-Other metrics and designs (strata, clustered rank metrics, compressed cells) have no kernel;
+Other metrics and designs (rank metrics beyond iid, compressed cells) have no kernel;
 :func:`plan` says why, and the caller uses the NumPy engine.
 """
 
@@ -214,6 +215,29 @@ def _sum_kernel(stats, k0, k1, start, out):  # pragma: no cover - compiled
 
 
 @njit(parallel=True, cache=_CACHE)
+def _strata_sum_kernel(stats, offsets, k0, k1, start, out):  # pragma: no cover - compiled
+    """As :func:`_sum_kernel`, drawing within strata: the units of stratum ``s`` are rows
+    ``offsets[s] .. offsets[s + 1] - 1`` of ``stats``, and a replicate draws that many of
+    them, stratum after stratum, from its one stream."""
+    k = stats.shape[1]
+    n_strata = offsets.shape[0] - 1
+    for r in prange(out.shape[0]):
+        s0, s1, s2, s3 = _seed_state(k0, k1, start + r)
+        buf, have = np.uint64(0), False
+        acc = np.zeros(k)
+        for g in range(n_strata):
+            lo = offsets[g]
+            size = offsets[g + 1] - lo
+            nn, reject = _rejection(size)
+            for _ in range(size):
+                idx, s0, s1, s2, s3, buf, have = _bounded(s0, s1, s2, s3, buf, have, nn, reject)
+                for j in range(k):
+                    acc[j] += stats[lo + idx, j]
+        for j in range(k):
+            out[r, j] = acc[j]
+
+
+@njit(parallel=True, cache=_CACHE)
 def _auc_kernel(bounds, k0, k1, start, n_chunks, out):  # pragma: no cover - compiled
     """ROC-AUC of replicates ``start ..`` over tie groups of the sorted scores.
 
@@ -367,25 +391,25 @@ def plan(evaluator: object, design: object) -> Runner | str:
             "the compiled engine does not resample compressed cells (discrete data, which "
             "the NumPy engine resamples as a few distinct cells at a cost independent of n)"
         )
-    if d.n_strata > 1:
-        return f"the compiled engine does not cover a {d.kind} design yet"
     if d.n_rows < 1 or d.n_rows > MAX_ROWS:
         return f"the compiled engine needs 1 to {MAX_ROWS} rows"
     # clusters: a sum metric's statistics are per-cluster sums (unit_stats), so drawing
     # clusters is drawing rows of those sums; a rank metric has no cluster kernel
+    # strata: draws within each stratum, stratum after stratum
+    strata = np.asarray(d.unit_stratum) if d.n_strata > 1 else None
     parts = getattr(evaluator, "parts", None)  # StackedEvaluator: systems on shared weights
     if parts is not None:
-        return _stacked_runner(parts)
+        return _stacked_runner(parts, strata)
     shift, ev = _unshift(evaluator)
     if ev is not evaluator:
         if getattr(ev, "design", None) is not None and ev.design.compressed:
             return "the compiled engine does not resample compressed cells"
     if isinstance(ev, SumEvaluator):
-        return _sum_runner(ev, shift)
-    if isinstance(ev, AucEvaluator) and not d.clustered:
+        return _sum_runner(ev, shift, strata)
+    if isinstance(ev, AucEvaluator) and d.kind == "iid":
         return _auc_runner(ev)
-    if d.clustered:
-        return "the compiled engine covers clustered designs for sum metrics only"
+    if d.kind != "iid":
+        return f"the compiled engine covers {d.kind} designs for sum metrics only"
     return "the compiled engine has no kernel for this statistic yet"
 
 
@@ -398,21 +422,33 @@ def _unshift(ev: object) -> tuple[float, object]:
     return 0.0, ev
 
 
-def _kernel_sums(stats: np.ndarray, seed: int, start: int, stop: int) -> np.ndarray:
-    """Each replicate's weighted column sums of ``stats`` (rows drawn on the kernels stream).
+def _kernel_sums(
+    stats: np.ndarray, seed: int, start: int, stop: int, strata: np.ndarray | None = None
+) -> np.ndarray:
+    """Each replicate's weighted column sums of ``stats`` (rows drawn on the kernels stream;
+    within each stratum where ``strata``, the stratum of each row, is given).
 
     A column of ones (a count, e.g. the denominator of a mean) sums to the number of
     draws, exactly, in every replicate, so only the other columns are accumulated.
     """
     k0, k1 = stream_key(seed)
-    _compile_notice(_sum_kernel)
     n, k = stats.shape
     ones = np.all(stats == 1.0, axis=0)
     drawn = np.ascontiguousarray(stats[:, ~ones]) if ones.any() else stats
+    if strata is not None:  # rows grouped by stratum, and where each group starts
+        order = np.argsort(strata, kind="stable")
+        drawn = np.ascontiguousarray(drawn[order])
+        offsets = np.r_[0, np.cumsum(np.bincount(strata))].astype(np.int64)
+        _compile_notice(_strata_sum_kernel)
+    else:
+        _compile_notice(_sum_kernel)
 
     def kernel(lo: int, hi: int) -> np.ndarray:
         out = np.empty((hi - lo, drawn.shape[1]))
-        _sum_kernel(drawn, k0, k1, np.int64(lo), out)
+        if strata is None:
+            _sum_kernel(drawn, k0, k1, np.int64(lo), out)
+        else:
+            _strata_sum_kernel(drawn, offsets, k0, k1, np.int64(lo), out)
         return out
 
     if ones.all():
@@ -426,7 +462,7 @@ def _kernel_sums(stats: np.ndarray, seed: int, start: int, stop: int) -> np.ndar
     return sums
 
 
-def _sum_runner(ev: object, shift: float) -> Runner | str:
+def _sum_runner(ev: object, shift: float, strata: np.ndarray | None = None) -> Runner | str:
     import scipy.sparse as sp
 
     if sp.issparse(ev.unit_stats):
@@ -441,7 +477,7 @@ def _sum_runner(ev: object, shift: float) -> Runner | str:
         seed: int, start: int, stop: int, want_se: bool
     ) -> tuple[np.ndarray, np.ndarray | None]:
         stats = with_se if want_se and with_se is not None else plain
-        sums = _kernel_sums(stats, seed, start, stop)
+        sums = _kernel_sums(stats, seed, start, stop, strata)
         values = np.asarray(ev.from_sums(sums[:, :k]), dtype=float) + shift
         ses = None
         if want_se and with_se is not None:
@@ -452,7 +488,7 @@ def _sum_runner(ev: object, shift: float) -> Runner | str:
     return run
 
 
-def _stacked_runner(parts: list[object]) -> Runner | str:
+def _stacked_runner(parts: list[object], strata: np.ndarray | None = None) -> Runner | str:
     """Several sum metrics on shared resamples: one draw per replicate for all of them.
 
     The systems' per-row statistics sit side by side in one matrix, so replicate ``b``
@@ -480,7 +516,7 @@ def _stacked_runner(parts: list[object]) -> Runner | str:
     edges = np.r_[0, np.cumsum(widths)]
 
     def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
-        sums = _kernel_sums(stats, seed, start, stop)
+        sums = _kernel_sums(stats, seed, start, stop, strata)
         values = np.empty((stop - start, len(evaluators)))
         for j, (ev, shift) in enumerate(zip(evaluators, shifts, strict=True)):
             values[:, j] = np.asarray(ev.from_sums(sums[:, edges[j] : edges[j + 1]])) + shift
