@@ -423,42 +423,46 @@ def _unshift(ev: object) -> tuple[float, object]:
 
 
 def _kernel_sums(
-    stats: np.ndarray, seed: int, start: int, stop: int, strata: np.ndarray | None = None
-) -> np.ndarray:
-    """Each replicate's weighted column sums of ``stats`` (rows drawn on the kernels stream;
-    within each stratum where ``strata``, the stratum of each row, is given).
+    stats: np.ndarray, strata: np.ndarray | None = None
+) -> Callable[[int, int, int], np.ndarray]:
+    """``(seed, start, stop) ->`` each replicate's weighted column sums of ``stats`` (rows
+    drawn on the kernels stream; within each stratum where ``strata``, the stratum of each
+    row, is given). The rows are prepared once, for every chunk of replicates.
 
     A column of ones (a count, e.g. the denominator of a mean) sums to the number of
     draws, exactly, in every replicate, so only the other columns are accumulated.
     """
-    k0, k1 = stream_key(seed)
     n, k = stats.shape
     ones = np.all(stats == 1.0, axis=0)
     drawn = np.ascontiguousarray(stats[:, ~ones]) if ones.any() else stats
+    offsets = None
     if strata is not None:  # rows grouped by stratum, and where each group starts
         order = np.argsort(strata, kind="stable")
         drawn = np.ascontiguousarray(drawn[order])
         offsets = np.r_[0, np.cumsum(np.bincount(strata))].astype(np.int64)
-        _compile_notice(_strata_sum_kernel)
-    else:
-        _compile_notice(_sum_kernel)
 
-    def kernel(lo: int, hi: int) -> np.ndarray:
-        out = np.empty((hi - lo, drawn.shape[1]))
-        if strata is None:
-            _sum_kernel(drawn, k0, k1, np.int64(lo), out)
-        else:
-            _strata_sum_kernel(drawn, offsets, k0, k1, np.int64(lo), out)
+    def sums(seed: int, start: int, stop: int) -> np.ndarray:
+        k0, k1 = stream_key(seed)
+        _compile_notice(_sum_kernel if offsets is None else _strata_sum_kernel)
+
+        def kernel(lo: int, hi: int) -> np.ndarray:
+            out = np.empty((hi - lo, drawn.shape[1]))
+            if offsets is None:
+                _sum_kernel(drawn, k0, k1, np.int64(lo), out)
+            else:
+                _strata_sum_kernel(drawn, offsets, k0, k1, np.int64(lo), out)
+            return out
+
+        if ones.all():
+            return np.full((stop - start, k), float(n))
+        part = _run_chunks(kernel, start, stop).reshape(stop - start, drawn.shape[1])
+        if not ones.any():
+            return part
+        out = np.empty((stop - start, k))
+        out[:, ~ones] = part
+        out[:, ones] = float(n)
         return out
 
-    if ones.all():
-        return np.full((stop - start, k), float(n))
-    part = _run_chunks(kernel, start, stop).reshape(stop - start, drawn.shape[1])
-    if not ones.any():
-        return part
-    sums = np.empty((stop - start, k))
-    sums[:, ~ones] = part
-    sums[:, ones] = float(n)
     return sums
 
 
@@ -468,23 +472,27 @@ def _sum_runner(ev: object, shift: float, strata: np.ndarray | None = None) -> R
     if sp.issparse(ev.unit_stats):
         return "the compiled engine needs dense per-row statistics"
     k = ev.unit_stats.shape[1]
-    plain = np.ascontiguousarray(ev.unit_stats, dtype=np.float64)
-    with_se = (
-        np.ascontiguousarray(ev._se_stats, dtype=np.float64) if ev.has_standard_error else None
-    )
+    plain = _kernel_sums(np.ascontiguousarray(ev.unit_stats, dtype=np.float64), strata)
+    with_se = ev.has_standard_error  # the studentized interval's sums, prepared on first use
+    prepared: dict[str, Callable[[int, int, int], np.ndarray]] = {}
 
     def run(
         seed: int, start: int, stop: int, want_se: bool
     ) -> tuple[np.ndarray, np.ndarray | None]:
-        stats = with_se if want_se and with_se is not None else plain
-        sums = _kernel_sums(stats, seed, start, stop, strata)
+        if want_se and with_se:
+            if "se" not in prepared:
+                se_stats = np.ascontiguousarray(ev._se_stats, dtype=np.float64)
+                prepared["se"] = _kernel_sums(se_stats, strata)
+            sums = prepared["se"](seed, start, stop)
+        else:
+            sums = plain(seed, start, stop)
         values = np.asarray(ev.from_sums(sums[:, :k]), dtype=float) + shift
         ses = None
-        if want_se and with_se is not None:
+        if want_se and with_se:
             ses = np.asarray(ev._se_from_sums(sums), dtype=float)
         return values, ses
 
-    run.has_standard_error = with_se is not None  # type: ignore[attr-defined]
+    run.has_standard_error = with_se  # type: ignore[attr-defined]
     return run
 
 
@@ -514,9 +522,10 @@ def _stacked_runner(parts: list[object], strata: np.ndarray | None = None) -> Ru
     widths = [ev.unit_stats.shape[1] for ev in evaluators]
     stats = np.ascontiguousarray(np.hstack([ev.unit_stats for ev in evaluators]), dtype=np.float64)
     edges = np.r_[0, np.cumsum(widths)]
+    kernel_sums = _kernel_sums(stats, strata)
 
     def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
-        sums = _kernel_sums(stats, seed, start, stop, strata)
+        sums = kernel_sums(seed, start, stop)
         values = np.empty((stop - start, len(evaluators)))
         for j, (ev, shift) in enumerate(zip(evaluators, shifts, strict=True)):
             values[:, j] = np.asarray(ev.from_sums(sums[:, edges[j] : edges[j + 1]])) + shift

@@ -124,6 +124,8 @@ class Accuracy(_LabelMetric):
     name = "accuracy"
 
     def _hits(self, y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
+        if y_true.dtype.kind in "biuf" and y_pred.dtype.kind in "biuf":
+            return (y_true == y_pred).astype(float)  # numbers: equal values, equal classes
         _, t, p = _encode_pair(y_true, y_pred)
         return (t == p).astype(float)
 
