@@ -299,6 +299,27 @@ def test_stratified_sums_draw_each_stratums_size_from_that_stratum() -> None:
     assert np.array_equal(again.distribution, fast.distribution)
 
 
+def test_paired_roc_auc_draws_rows_once_for_both_systems() -> None:
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(5)
+    y = (rng.random(400) < 0.3).astype(int)
+    a = rng.normal(size=400) + y
+    b = np.round(rng.normal(size=400) + 1.3 * y, 1)  # ties
+    c = booteval.compare(y, a, b, metric="roc_auc", n_resamples=300, seed=6, method="percentile")
+    assert "numba engine" in c.design and not c.notes
+    for rep in (0, 17, 299):  # each replicate: both systems on the same drawn rows
+        idx = K.drawn_indices(6, rep, 400)
+        assert c.distribution_a[rep] == pytest.approx(roc_auc_score(y[idx], a[idx]), abs=1e-12)
+        assert c.distribution_b[rep] == pytest.approx(roc_auc_score(y[idx], b[idx]), abs=1e-12)
+    again = booteval.compare(y, a, b, metric="roc_auc", n_resamples=300, seed=6,
+                             method="percentile", batch=50, workers=1)  # fmt: skip
+    assert np.array_equal(again.distribution, c.distribution)
+    board = booteval.leaderboard({"a": a, "b": b}, y_true=y, metric="roc_auc",
+                                 n_resamples=300, seed=6)  # fmt: skip
+    assert "numba engine" in board.design
+
+
 def test_error_without_numba(monkeypatch: pytest.MonkeyPatch, scores: np.ndarray) -> None:
     monkeypatch.setitem(sys.modules, "numba", None)  # import numba -> ImportError
     monkeypatch.delitem(sys.modules, "booteval.core.kernels")

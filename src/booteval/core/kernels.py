@@ -28,6 +28,8 @@ Kernels
 * the same sums under clustered and stratified designs: a sum metric's statistics are
   then its per-cluster sums, and a replicate draws clusters (``n_clusters`` draws);
   with strata, it draws each stratum's units from that stratum, stratum after stratum;
+* ROC-AUC of several systems on the same rows (a comparison, a leaderboard), iid: a
+  replicate draws rows once, then takes one pass per system over its sorted order;
 * ROC-AUC, iid design: the scores are sorted once; a replicate draws sorted
   positions (row ``order[p]``) and counts them, then one pass in score order
   accumulates the weighted Mann-Whitney numerator in exact integer arithmetic
@@ -308,6 +310,43 @@ def _auc_rows_kernel(code, k0, k1, start, n_chunks, out):  # pragma: no cover - 
             out[r] = float(num2) / den if den > 0 else np.nan
 
 
+@njit(parallel=True, cache=_CACHE)
+def _auc_systems_kernel(orders, codes, k0, k1, start, n_chunks, out):  # pragma: no cover
+    """ROC-AUC of several systems on the same rows and the same draws (a comparison).
+
+    A replicate draws rows (not sorted positions) and counts them; then each system ``s``
+    takes the pass of :func:`_auc_rows_kernel` over its own sorted order ``orders[s]``
+    (``codes[s]``: bit 0 positive, bit 1 first position of a tie group).
+    """
+    n_sys, n = orders.shape
+    nb = out.shape[0]
+    for c in prange(n_chunks):
+        counts = np.zeros(n, dtype=np.int32)
+        for r in range(c * nb // n_chunks, (c + 1) * nb // n_chunks):
+            _count_draws(counts, k0, k1, start + r)
+            for s in range(n_sys):
+                num2 = np.int64(0)
+                below = np.int64(0)
+                q = np.int64(0)
+                pg = np.int64(0)
+                p_tot = np.int64(0)
+                for i in range(n):
+                    cc = np.int64(counts[orders[s, i]])
+                    isp = np.int64(codes[s, i] & 1)
+                    st = np.int64(codes[s, i] >> 1)
+                    below += st * q
+                    q -= st * q
+                    pg -= st * pg
+                    num2 += cc * (isp * 2 * below + (1 - isp) * pg)
+                    pg += isp * cc
+                    q += (1 - isp) * cc
+                    p_tot += isp * cc
+                below += q
+                den = 2.0 * float(p_tot) * float(below)
+                out[r, s] = float(num2) / den if den > 0 else np.nan
+            counts[:] = 0
+
+
 # ------------------------------------------------------------------------------- Python side
 
 
@@ -399,6 +438,8 @@ def plan(evaluator: object, design: object) -> Runner | str:
     strata = np.asarray(d.unit_stratum) if d.n_strata > 1 else None
     parts = getattr(evaluator, "parts", None)  # StackedEvaluator: systems on shared weights
     if parts is not None:
+        if all(isinstance(part, AucEvaluator) for part in parts) and d.kind == "iid":
+            return _stacked_auc_runner(parts)
         return _stacked_runner(parts, strata)
     shift, ev = _unshift(evaluator)
     if ev is not evaluator:
@@ -570,6 +611,45 @@ def _auc_runner(ev: object) -> Runner:
             return out
 
         return _run_chunks(kernel, start, stop), None
+
+    run.has_standard_error = False  # type: ignore[attr-defined]
+    return run
+
+
+def _auc_codes(ev: object) -> tuple[np.ndarray, np.ndarray]:
+    """A system's rows in sorted order and, per position, bit 0 positive and bit 1 the
+    first position of a tie group (positives first within a group)."""
+    bounds = auc_bounds(ev)
+    g = ev.groups
+    code = np.zeros(int(bounds[-1]), dtype=np.int8)
+    code[:] = g.pos[g.order]
+    code[bounds[0:-1:2]] += 2
+    return np.asarray(g.order, dtype=np.int64), code
+
+
+def _stacked_auc_runner(parts: list[object]) -> Runner | str:
+    """ROC-AUC of several systems on shared draws: each replicate's rows are drawn once."""
+    from ..metrics.ranking import AucEvaluator
+
+    if not all(type(part) is AucEvaluator for part in parts):
+        return "the compiled engine has no kernel for several systems of this statistic yet"
+    pairs = [_auc_codes(part) for part in parts]
+    if len({order.size for order, _ in pairs}) != 1:
+        return "the compiled engine needs the systems on the same rows"
+    orders = np.ascontiguousarray(np.stack([order for order, _ in pairs]))
+    codes = np.ascontiguousarray(np.stack([code for _, code in pairs]))
+
+    def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
+        k0, k1 = stream_key(seed)
+        _compile_notice(_auc_systems_kernel)
+
+        def kernel(lo: int, hi: int) -> np.ndarray:
+            out = np.empty((hi - lo, orders.shape[0]))
+            chunks = np.int64(min(hi - lo, 8 * numba.get_num_threads()))
+            _auc_systems_kernel(orders, codes, k0, k1, np.int64(lo), chunks, out)
+            return out
+
+        return _run_chunks(kernel, start, stop).reshape(stop - start, orders.shape[0]), None
 
     run.has_standard_error = False  # type: ignore[attr-defined]
     return run
