@@ -52,9 +52,8 @@ def test_point_estimate_equals_sklearn(metric, undefined):
 def test_instance_replicates_equal_sklearn_on_resampled_rows(metric, undefined):
     yt, yp = _data(n=30, seed=2)
     b, seed = 60, 7
-    r = multilabel_ci(
-        yt, yp, metric=metric, undefined=undefined, method="percentile", n_resamples=b, seed=seed
-    )
+    kw = {"metric": metric, "undefined": undefined, "method": "percentile", "n_resamples": b}
+    r = multilabel_ci(yt, yp, seed=seed, engine="numpy", **kw)
     assert r.n_undefined == 0 and r.distribution.size == b
     counts = make_design(yt.shape[0]).unit_weights(seed, 0, b).astype(int)
     expected = []
@@ -62,6 +61,14 @@ def test_instance_replicates_equal_sklearn_on_resampled_rows(metric, undefined):
         rows = np.repeat(np.arange(yt.shape[0]), c)
         expected.append(_sk(metric, yt[rows], yp[rows], undefined))
     np.testing.assert_allclose(r.distribution, expected, rtol=1e-12, atol=1e-12)
+    # the default (compiled) engine: replicate k is the metric on its drawn rows
+    from booteval.core.kernels import drawn_indices
+
+    fast = multilabel_ci(yt, yp, seed=seed, **kw)
+    assert fast.design.endswith("numba engine") and fast.distribution.size == b
+    drawn = [_sk(metric, yt[idx], yp[idx], undefined)
+             for idx in (drawn_indices(seed, k, yt.shape[0]) for k in range(b))]  # fmt: skip
+    np.testing.assert_allclose(fast.distribution, drawn, rtol=1e-12, atol=1e-12)
     # recall: the rare label has no positive in some resamples, so the policy is exercised
     # and counted (F1 is undefined only without positives *and* predicted positives)
     if metric == "recall":
@@ -129,8 +136,9 @@ def test_replicates_with_no_defined_label_are_dropped_and_counted():
     b, seed = 400, 3
     with pytest.warns(UndefinedReplicateWarning):
         r = multilabel_ci(
-            yt, yp, undefined="exclude", method="percentile", n_resamples=b, seed=seed
-        )
+            yt, yp, undefined="exclude", method="percentile", n_resamples=b, seed=seed,
+            engine="numpy",
+        )  # fmt: skip
     counts = make_design(20).unit_weights(seed, 0, b)
     assert r.n_undefined == int((counts[:, 0] == 0).sum()) > 0
     assert r.distribution.size == b - r.n_undefined

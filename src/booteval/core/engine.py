@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -41,6 +41,7 @@ __all__ = [
     "run_on_engine",
     "run_replicates",
     "screen_undefined",
+    "sums_on_engine",
 ]
 
 UNDEFINED_POLICIES = ("drop", "raise")
@@ -148,22 +149,13 @@ def _inner_rng(seed: int, b: int) -> np.random.Generator:
     return generator("nested", seed, b)
 
 
-def compiled_runner(
-    evaluator: Evaluator, design: Design, engine: str, *, want_se: bool = False
-) -> tuple[object | None, str | None]:
-    """The compiled runner for ``engine="numba"``/``"auto"``, or ``None`` and why not.
-
-    ``engine="numba"`` raises :class:`InvalidInputError` when numba cannot be
-    imported (falling back silently would change the numbers for the same seed)
-    and returns a note when there is no kernel for this case. ``engine="auto"`` (the
-    default) takes the NumPy engine where there is no kernel, without a note (the
-    result's design says which engine ran), and with a note where numba, a dependency,
-    cannot be imported.
-    """
+def _kernels_for(engine: str) -> tuple[Any, str | None]:
+    """:mod:`booteval.core.kernels` for an engine that may use it, or ``None`` and the note
+    (``"auto"`` where numba cannot be imported; ``"numba"`` then raises)."""
     if engine == "numpy":
         return None, None
     try:
-        from . import kernels as _kernels
+        from . import kernels
     except ImportError as exc:
         if engine == "auto":
             return None, (
@@ -177,6 +169,36 @@ def compiled_runner(
             f"'numba', but numba cannot be imported ({exc})",
             'Reinstall numba (pip install numba), or use engine="numpy".',
         ) from None
+    return kernels, None
+
+
+def sums_on_engine(
+    stats: np.ndarray, values_of_sums: Callable[[np.ndarray], np.ndarray], engine: str
+) -> tuple[object | None, str | None]:
+    """A compiled runner for a statistic of column sums of dense per-row ``stats`` (rows
+    drawn iid): ``values_of_sums`` maps a ``(batch, k)`` array of sums to the replicates.
+    ``None`` for the NumPy engine, with a note where numba cannot be imported."""
+    kernels, note = _kernels_for(engine)
+    if kernels is None:
+        return None, note
+    return kernels.sums_runner(stats, values_of_sums), None
+
+
+def compiled_runner(
+    evaluator: Evaluator, design: Design, engine: str, *, want_se: bool = False
+) -> tuple[object | None, str | None]:
+    """The compiled runner for ``engine="numba"``/``"auto"``, or ``None`` and why not.
+
+    ``engine="numba"`` raises :class:`InvalidInputError` when numba cannot be
+    imported (falling back silently would change the numbers for the same seed)
+    and returns a note when there is no kernel for this case. ``engine="auto"`` (the
+    default) takes the NumPy engine where there is no kernel, without a note (the
+    result's design says which engine ran), and with a note where numba, a dependency,
+    cannot be imported.
+    """
+    _kernels, note = _kernels_for(engine)
+    if _kernels is None:
+        return None, note
     if not isinstance(design, Design):
         return None, None if engine == "auto" else (
             "engine='numba' was requested, but the compiled engine has no kernel for this "

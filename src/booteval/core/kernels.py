@@ -53,7 +53,7 @@ from numba import njit, prange
 
 from .streams import seed_sequence
 
-__all__ = ["drawn_indices", "plan", "stream_key", "threads"]
+__all__ = ["drawn_indices", "plan", "stream_key", "sums_runner", "threads"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -505,6 +505,18 @@ def _kernel_sums(
         return out
 
     return sums
+
+
+def sums_runner(stats: np.ndarray, values_of_sums: Callable[[np.ndarray], np.ndarray]) -> Runner:
+    """A runner for any statistic of the column sums of dense per-row ``stats`` (rows
+    drawn iid, on the stream of :func:`_sum_runner`)."""
+    sums_of = _kernel_sums(np.ascontiguousarray(stats, dtype=np.float64))
+
+    def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
+        return np.asarray(values_of_sums(sums_of(seed, start, stop)), dtype=float), None
+
+    run.has_standard_error = False  # type: ignore[attr-defined]
+    return run
 
 
 def _sum_runner(ev: object, shift: float, strata: np.ndarray | None = None) -> Runner | str:

@@ -64,6 +64,7 @@ from ..core.engine import (
     engine_note,
     run_replicates,
     screen_undefined,
+    sums_on_engine,
 )
 from ..core.errors import InvalidInputError
 from ..core.options import entry_point
@@ -307,9 +308,8 @@ def multilabel_ci(
         design = make_design(n)
 
         def replicate(w: np.ndarray) -> np.ndarray:
-            sums = matmul(w, stats_sparse)  # (batch, 3L): one sparse product per batch
-            vals, und = _stacked_scores(sums, metric, undefined)
-            return np.column_stack([_nanmean_rows(vals), und.sum(axis=1)])
+            # (batch, 3L) sums: one sparse product per batch
+            return _values_of_sums(metric, undefined)(matmul(w, stats_sparse))
 
         units, unit_name = n, "instances"
 
@@ -362,8 +362,17 @@ def multilabel_ci(
         )
     # the engine's loop (batches, threads, progress); column 1 counts undefined labels
     run = _Replicates(replicate, (estimate, float(n_undef_labels)))
-    notes.extend(engine_note(engine, run, design))  # first: a missing numba is an error
-    pairs, _ = run_replicates(run, design, b, seed_int, opts.batch, workers=opts.workers)
+    compiled, note = (None, None)
+    if resample == "instances":  # sums of per-instance counts: the compiled sums kernel
+        compiled, note = sums_on_engine(stats, _values_of_sums(metric, undefined), engine)
+        notes.extend((note,) if note else ())
+    else:
+        notes.extend(engine_note(engine, run, design))  # first: a missing numba is an error
+    pairs, _ = run_replicates(
+        run, design, b, seed_int, opts.batch, workers=opts.workers, compiled=compiled
+    )
+    if compiled is not None:
+        design_text += ", numba engine"
     reps, undef_count = pairs[:, 0], float(pairs[:, 1].sum())
     defined = np.isfinite(reps)
     label = f"macro {metric}"
@@ -391,6 +400,16 @@ def multilabel_ci(
         ),
     )  # fmt: skip
     return result.with_method(opts.method)
+
+
+def _values_of_sums(metric: str, undefined: str) -> Any:
+    """Replicates from ``(batch, 3L)`` sums: the macro score and the undefined labels."""
+
+    def values(sums: np.ndarray) -> np.ndarray:
+        vals, und = _stacked_scores(sums, metric, undefined)
+        return np.column_stack([_nanmean_rows(vals), und.sum(axis=1)])
+
+    return values
 
 
 _POLICY_TEXT = {
