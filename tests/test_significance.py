@@ -325,11 +325,31 @@ def test_same_seed_same_result_for_any_batch(metric):
 
 def test_registry_and_callable_paths_draw_the_same_swaps():
     a, b = _noisy_pair(seed=2)
-    fast = permutation_test(a, b, n_permutations=500, seed=1)
+    fast = permutation_test(a, b, n_permutations=500, seed=1, engine="numpy")
     slow = permutation_test(a, b, metric=lambda x: float(np.mean(x)), n_permutations=500, seed=1)
     assert fast.vectorized and not slow.vectorized
     np.testing.assert_allclose(fast.distribution, slow.distribution, atol=1e-13)
     assert fast.p_value == slow.p_value
+
+
+def test_the_compiled_engine_swaps_sum_metrics_with_its_own_bits():
+    from booteval.core.swap_kernels import swap_bits
+
+    a, b = _noisy_pair(n=150, seed=4)
+    r = permutation_test(a, b, n_permutations=400, seed=2)  # the default engine
+    assert not r.exact and r.distribution.size == 400
+    swappable = np.flatnonzero(a != b)
+    for k in (0, 5, 399):  # permutation k: the metric on the swapped systems
+        z = np.zeros(a.size, dtype=bool)
+        z[swappable] = swap_bits(2, k, swappable.size).astype(bool)
+        a2, b2 = np.where(z, b, a), np.where(z, a, b)
+        assert r.distribution[k] == pytest.approx(b2.mean() - a2.mean(), abs=1e-12)
+    # the same null distribution as the NumPy engine's swaps, within Monte Carlo error
+    slow = permutation_test(a, b, n_permutations=4000, seed=2, engine="numpy")
+    fast = permutation_test(a, b, n_permutations=4000, seed=2)
+    assert abs(fast.distribution.std() / slow.distribution.std() - 1) < 0.06
+    again = permutation_test(a, b, n_permutations=400, seed=2, batch=7, workers=1)
+    assert np.array_equal(again.distribution, r.distribution)
 
 
 @pytest.mark.parametrize("alternative", ALTS)

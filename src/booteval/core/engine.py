@@ -36,12 +36,12 @@ __all__ = [
     "check_choice",
     "check_run_options",
     "compiled_runner",
+    "compiled_with",
     "default_batch",
     "engine_note",
     "run_on_engine",
     "run_replicates",
     "screen_undefined",
-    "sums_on_engine",
 ]
 
 UNDEFINED_POLICIES = ("drop", "raise")
@@ -172,16 +172,14 @@ def _kernels_for(engine: str) -> tuple[Any, str | None]:
     return kernels, None
 
 
-def sums_on_engine(
-    stats: np.ndarray, values_of_sums: Callable[[np.ndarray], np.ndarray], engine: str
-) -> tuple[object | None, str | None]:
-    """A compiled runner for a statistic of column sums of dense per-row ``stats`` (rows
-    drawn iid): ``values_of_sums`` maps a ``(batch, k)`` array of sums to the replicates.
-    ``None`` for the NumPy engine, with a note where numba cannot be imported."""
+def compiled_with(engine: str, build: Callable[[Any], Any]) -> tuple[object | None, str | None]:
+    """``build(kernels)``, a compiled runner made from :mod:`booteval.core.kernels` (e.g.
+    ``kernels.sums_runner(...)``), for an engine that may use it; ``None`` for the NumPy
+    engine, and with a note where numba cannot be imported."""
     kernels, note = _kernels_for(engine)
     if kernels is None:
         return None, note
-    return kernels.sums_runner(stats, values_of_sums), None
+    return build(kernels), None
 
 
 def compiled_runner(

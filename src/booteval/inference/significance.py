@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from ..core.design import make_design
-from ..core.engine import check_choice, engine_note, run_replicates
+from ..core.engine import check_choice, compiled_with, engine_note, run_replicates
 from ..core.errors import (
     BootevalError,
     InvalidInputError,
@@ -65,6 +65,7 @@ from .swaps import (
     _check_exact,
     _count_extreme,
     _make_swapper,
+    _SumSwapper,
     _SwapRun,
     _SwapSource,
 )
@@ -192,6 +193,12 @@ class PermutationTestResult(Difference):
 # --------------------------------------------------------------------------------------------
 # Permutation test: the public function
 # --------------------------------------------------------------------------------------------
+
+
+def _swap_runner(diff: np.ndarray, statistic: Any) -> Any:
+    from ..core.swap_kernels import swap_sums_runner  # numba: after the engine's import check
+
+    return swap_sums_runner(diff, statistic)
 
 
 @entry_point
@@ -331,8 +338,19 @@ def permutation_test(
     size = batch or max(1, min(total, _BATCH_CELLS // max(2 * design.n_units, 1)))
     # the engine's loop over batches of swaps (a weight source of 0/1 swap indicators)
     run, source = _SwapRun(swapper), _SwapSource(k, is_exact, size)
-    notes = engine_note(engine, run, source)
-    null, _ = run_replicates(run, source, total, seed_value, size, workers=workers)
+    compiled, note = None, None
+    if not is_exact and isinstance(swapper, _SumSwapper) and isinstance(swapper.diff, np.ndarray):
+        # random swaps of a sum metric: the compiled kernel adds the swapped units' diffs
+        diff, statistic = swapper.diff, swapper.statistics_of_shift
+        compiled, note = compiled_with(engine, lambda _: _swap_runner(diff, statistic))
+        notes = (note,) if note else ()
+    else:
+        notes = engine_note(engine, run, source)
+    # the NumPy engine's batches bound a (swaps x units) matrix; the kernels need none
+    chunk = size if compiled is None else batch
+    null, _ = run_replicates(
+        run, source, total, seed_value, chunk, workers=workers, compiled=compiled
+    )
 
     defined = np.isfinite(null)
     n_undefined = int(null.size - defined.sum())

@@ -113,6 +113,11 @@ class _SumSwapper(_Swapper):
             zd = np.zeros((z.shape[0], self.total_a.size))
         else:
             zd = matmul(z, self.diff)
+        return self.statistics_of_shift(zd)
+
+    def statistics_of_shift(self, zd: np.ndarray) -> np.ndarray:
+        """The statistics when the swapped units move ``zd`` (their summed differences
+        ``B - A``, shape ``(batch, k)``) from B's sums to A's."""
         sums_a = self.total_a[None, :] + zd
         sums_b = self.total_b[None, :] - zd
         out = np.asarray(self.from_sums(sums_b), dtype=float) - np.asarray(

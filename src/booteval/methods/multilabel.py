@@ -61,10 +61,10 @@ from ..core.design import make_design
 from ..core.engine import (
     check_choice,
     check_run_options,
+    compiled_with,
     engine_note,
     run_replicates,
     screen_undefined,
-    sums_on_engine,
 )
 from ..core.errors import InvalidInputError
 from ..core.options import entry_point
@@ -364,7 +364,8 @@ def multilabel_ci(
     run = _Replicates(replicate, (estimate, float(n_undef_labels)))
     compiled, note = (None, None)
     if resample == "instances":  # sums of per-instance counts: the compiled sums kernel
-        compiled, note = sums_on_engine(stats, _values_of_sums(metric, undefined), engine)
+        values = _values_of_sums(metric, undefined)
+        compiled, note = compiled_with(engine, lambda k: k.sums_runner(stats, values))
         notes.extend((note,) if note else ())
     else:
         notes.extend(engine_note(engine, run, design))  # first: a missing numba is an error
