@@ -274,6 +274,36 @@ def _auc_kernel(bounds, k0, k1, start, n_chunks, out):  # pragma: no cover - com
             out[r] = float(num2) / den if den > 0 else np.nan
 
 
+@njit(cache=_CACHE, inline="always")
+def _auc_step(acc, cc, code):  # pragma: no cover - compiled
+    """One sorted position of the weighted Mann-Whitney pass, branch-free.
+
+    ``acc``: twice the numerator, the negatives in earlier tie groups, the negatives and
+    the positives so far in this group, and all positives; ``cc`` the position's count;
+    ``code``: bit 0 positive, bit 1 first position of a tie group. Within a group the
+    positives come first, so a negative adds its ties with all of its group's positives.
+    """
+    num2, below, q, pg, p_tot = acc
+    isp = np.int64(code & 1)
+    st = np.int64(code >> 1)
+    below += st * q
+    q -= st * q
+    pg -= st * pg
+    num2 += cc * (isp * 2 * below + (1 - isp) * pg)
+    pg += isp * cc
+    q += (1 - isp) * cc
+    p_tot += isp * cc
+    return num2, below, q, pg, p_tot
+
+
+@njit(cache=_CACHE, inline="always")
+def _auc_value(acc):  # pragma: no cover - compiled
+    """The AUC at the end of a pass (NaN when a class is absent)."""
+    num2, below, q, _, p_tot = acc
+    den = 2.0 * float(p_tot) * float(below + q)
+    return float(num2) / den if den > 0 else np.nan
+
+
 @njit(parallel=True, cache=_CACHE)
 def _auc_rows_kernel(code, k0, k1, start, n_chunks, out):  # pragma: no cover - compiled
     """As :func:`_auc_kernel`, one branch-free step per sorted position (many tie groups).
@@ -288,26 +318,11 @@ def _auc_rows_kernel(code, k0, k1, start, n_chunks, out):  # pragma: no cover - 
         counts = np.zeros(n, dtype=np.int32)
         for r in range(c * nb // n_chunks, (c + 1) * nb // n_chunks):
             _count_draws(counts, k0, k1, start + r)
-            num2 = np.int64(0)  # twice the Mann-Whitney numerator
-            below = np.int64(0)  # negatives in earlier groups
-            q = np.int64(0)  # negatives so far in this group
-            pg = np.int64(0)  # positives in this group
-            p_tot = np.int64(0)
+            acc = (np.int64(0), np.int64(0), np.int64(0), np.int64(0), np.int64(0))
             for i in range(n):
-                cc = np.int64(counts[i])
+                acc = _auc_step(acc, np.int64(counts[i]), code[i])
                 counts[i] = 0
-                isp = np.int64(code[i] & 1)
-                st = np.int64(code[i] >> 1)
-                below += st * q
-                q -= st * q
-                pg -= st * pg
-                num2 += cc * (isp * 2 * below + (1 - isp) * pg)
-                pg += isp * cc
-                q += (1 - isp) * cc
-                p_tot += isp * cc
-            below += q
-            den = 2.0 * float(p_tot) * float(below)
-            out[r] = float(num2) / den if den > 0 else np.nan
+            out[r] = _auc_value(acc)
 
 
 @njit(parallel=True, cache=_CACHE)
@@ -325,25 +340,10 @@ def _auc_systems_kernel(orders, codes, k0, k1, start, n_chunks, out):  # pragma:
         for r in range(c * nb // n_chunks, (c + 1) * nb // n_chunks):
             _count_draws(counts, k0, k1, start + r)
             for s in range(n_sys):
-                num2 = np.int64(0)
-                below = np.int64(0)
-                q = np.int64(0)
-                pg = np.int64(0)
-                p_tot = np.int64(0)
+                acc = (np.int64(0), np.int64(0), np.int64(0), np.int64(0), np.int64(0))
                 for i in range(n):
-                    cc = np.int64(counts[orders[s, i]])
-                    isp = np.int64(codes[s, i] & 1)
-                    st = np.int64(codes[s, i] >> 1)
-                    below += st * q
-                    q -= st * q
-                    pg -= st * pg
-                    num2 += cc * (isp * 2 * below + (1 - isp) * pg)
-                    pg += isp * cc
-                    q += (1 - isp) * cc
-                    p_tot += isp * cc
-                below += q
-                den = 2.0 * float(p_tot) * float(below)
-                out[r, s] = float(num2) / den if den > 0 else np.nan
+                    acc = _auc_step(acc, np.int64(counts[orders[s, i]]), codes[s, i])
+                out[r, s] = _auc_value(acc)
             counts[:] = 0
 
 
