@@ -26,7 +26,7 @@ from ..core.paired import StackedEvaluator, check_defined, pair_inputs, paired_a
 from ..core.params import ALTERNATIVES
 from ..core.philox import describe_source, weight_source
 from ..metrics import Metric
-from ..metrics.base import Evaluator
+from ..metrics.base import Evaluator, deferred_compression
 from ..results import PairedDifference, freeze, with_notes
 
 __all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]
@@ -238,7 +238,9 @@ def _bind_pair(
 ) -> tuple[StackedEvaluator, Design, int]:
     arr_a, arr_b, n_a = paired_arrays(m, data, *names)
     design = design_of(n_a)
-    stacked = StackedEvaluator([m.bind(arr_a, design), m.bind(arr_b, design)], design)
+    with deferred_compression():  # the pair is compressed jointly, once
+        bound = [m.bind(arr_a, design), m.bind(arr_b, design)]
+    stacked = StackedEvaluator(bound, design)
     return stacked, design, n_a
 
 

@@ -62,6 +62,7 @@ from ..core.options import entry_point
 from ..core.paired import StackedEvaluator, check_defined, validate_system
 from ..core.philox import describe_source, weight_source
 from ..metrics import Metric, resolve_metric
+from ..metrics.base import deferred_compression
 from ..results import freeze
 from .leaderboard_results import (
     LeaderboardEntry,
@@ -296,7 +297,9 @@ def leaderboard(
         arrays[name] = arr
     assert n_rows is not None
     plan = make_design(n_rows, strata=strata, clusters=clusters)
-    stacked = StackedEvaluator([m.bind(arrays[k], plan) for k in names], plan)
+    with deferred_compression():  # the systems are compressed jointly, once
+        bound = [m.bind(arrays[k], plan) for k in names]
+    stacked = StackedEvaluator(bound, plan)
     est = np.asarray(stacked.estimate(), dtype=float)
     check_defined(m, est, names)
 

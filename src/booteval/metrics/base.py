@@ -24,7 +24,9 @@ import copy
 import re
 import textwrap
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -38,6 +40,7 @@ __all__ = [
     "RowLevelEvaluator",
     "SumEvaluator",
     "bound_example",
+    "deferred_compression",
     "doc_fragments",
     "row_sum",
     "safe_divide",
@@ -52,6 +55,24 @@ _SUM_CHUNK = 4096
 COMPRESS_RATIO = 4
 
 _T = TypeVar("_T")
+
+#: set while systems are bound for a joint design (see :func:`deferred_compression`)
+_DEFERRED: ContextVar[bool] = ContextVar("booteval_deferred_compression", default=False)
+
+
+@contextmanager
+def deferred_compression() -> Iterator[None]:
+    """Bind sum metrics without compressing their rows into cells, inside the block.
+
+    For systems that are then aligned on one jointly compressed design
+    (:func:`booteval.core.paired.align`): each system's own compression would be
+    thrown away, so it is not computed.
+    """
+    token = _DEFERRED.set(True)
+    try:
+        yield
+    finally:
+        _DEFERRED.reset(token)
 
 
 class Evaluator(ABC):
@@ -366,7 +387,7 @@ class SumEvaluator(Evaluator):
         }  # fmt: skip
         #: equal keys mark rows with equal statistics (None: no such structure)
         self.keys = keys
-        if compress and keys is not None and not design.clustered:
+        if compress and keys is not None and not design.clustered and not _DEFERRED.get():
             cells = design.compress(keys)
             if cells.n_units * COMPRESS_RATIO <= design.n_units:
                 design = cells
@@ -385,10 +406,19 @@ class SumEvaluator(Evaluator):
         self.from_sums = from_sums
         self.total = matmul(design.original_weights(), self.unit_stats).reshape(-1)
         self._se_from_sums = se_from_sums
+        self._unit_extra = unit_extra
+        self._se_cache: np.ndarray | None = None
         if se_from_sums is not None and unit_extra is not None:
-            dense = self.unit_stats.toarray() if sp.issparse(self.unit_stats) else self.unit_stats
-            self._se_stats = np.hstack([dense, unit_extra(dense)])
             self.has_standard_error = True
+
+    @property
+    def _se_stats(self) -> np.ndarray:
+        """The unit statistics and their extra columns for standard errors, on first use
+        (only a studentized interval needs them)."""
+        if self._se_cache is None:
+            dense = self.unit_stats.toarray() if sp.issparse(self.unit_stats) else self.unit_stats
+            self._se_cache = np.hstack([dense, self._unit_extra(dense)])
+        return self._se_cache
 
     def with_design(self, design: Design) -> SumEvaluator:
         """The same metric and data resampled under ``design`` (no automatic compression)."""

@@ -65,12 +65,14 @@ def ratio_evaluator(a: np.ndarray, b: np.ndarray | None, design: Design) -> Eval
     (3.0, [1.0])
     """
     a = np.asarray(a, dtype=float)
-    if b is None:
+    if b is None:  # a mean: the keys of the values alone
         b = np.ones_like(a)
         count = a.size
+        keys = _value_keys(a)
     else:
         b = np.asarray(b, dtype=float)
         count = round(float(b.sum()))
+        keys = _value_keys(a, b)
     stats = np.column_stack([a, b])
     return SumEvaluator(
         stats,
@@ -79,7 +81,7 @@ def ratio_evaluator(a: np.ndarray, b: np.ndarray | None, design: Design) -> Eval
         count=count,
         se_from_sums=_ratio_se,
         unit_extra=_ratio_extra,
-        keys=_value_keys(a, b),
+        keys=keys,
     )
 
 
