@@ -222,13 +222,13 @@ def test_estimate_and_jackknife_unchanged(scores: np.ndarray) -> None:
     [
         (
             (np.arange(40) % 2, np.arange(40.0) % 9),
-            {"metric": "roc_auc", "strata": np.arange(40) % 2},
-            "stratified designs for sum metrics only",
+            {"metric": "average_precision", "strata": np.arange(40) % 2},
+            "stratified designs for sum and ROC-AUC metrics only",
         ),
         (
             (np.arange(40) % 2, np.arange(40.0) % 9),
-            {"metric": "roc_auc", "clusters": np.arange(40) // 4},
-            "clustered designs for sum metrics only",
+            {"metric": "average_precision", "clusters": np.arange(40) // 4},
+            "clustered designs for sum and ROC-AUC metrics only",
         ),
         ((np.arange(40) % 2,), {}, "compressed"),
         ((np.arange(40) % 2, np.arange(40) % 3 == 0), {"metric": "accuracy"}, "compressed"),
@@ -318,6 +318,32 @@ def test_paired_roc_auc_draws_rows_once_for_both_systems() -> None:
     board = booteval.leaderboard({"a": a, "b": b}, y_true=y, metric="roc_auc",
                                  n_resamples=300, seed=6)  # fmt: skip
     assert "numba engine" in board.design
+
+
+def test_clustered_and_stratified_roc_auc_draw_units_on_the_kernels() -> None:
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(8)
+    n = 600
+    cl = np.arange(n) // 6
+    y = (rng.random(n) < 0.3).astype(int)
+    s = rng.normal(size=100)[cl] * 0.5 + rng.normal(size=n) + y
+    kw = {"metric": "roc_auc", "n_resamples": 200, "seed": 9, "method": "percentile"}
+    r = booteval.ci(y, s, clusters=cl, **kw)
+    assert "numba engine" in r.design and not r.notes
+    for rep in (0, 11, 199):  # a replicate: each row weighted by its cluster's draws
+        w = np.bincount(K.drawn_indices(9, rep, 100), minlength=100)[cl]
+        expected = roc_auc_score(y, s, sample_weight=w)
+        assert r.distribution[rep] == pytest.approx(expected, abs=1e-12)
+    again = booteval.ci(y, s, clusters=cl, batch=33, workers=1, **kw)
+    assert np.array_equal(again.distribution, r.distribution)
+    # strata: the class counts are fixed, so no replicate is undefined; and it agrees in
+    # distribution with the NumPy engine's stratified bootstrap
+    big = {**kw, "n_resamples": 8000}
+    fast = booteval.ci(y, s, strata=y, **big)
+    slow = booteval.ci(y, s, strata=y, engine="numpy", **big)
+    assert "numba engine" in fast.design and fast.n_undefined == 0
+    assert abs(fast.distribution.std() / slow.distribution.std() - 1) < 0.05
 
 
 def test_error_without_numba(monkeypatch: pytest.MonkeyPatch, scores: np.ndarray) -> None:

@@ -28,15 +28,17 @@ Kernels
 * the same sums under clustered and stratified designs: a sum metric's statistics are
   then its per-cluster sums, and a replicate draws clusters (``n_clusters`` draws);
   with strata, it draws each stratum's units from that stratum, stratum after stratum;
-* ROC-AUC of several systems on the same rows (a comparison, a leaderboard), iid: a
-  replicate draws rows once, then takes one pass per system over its sorted order;
+* ROC-AUC of one or several systems (a comparison, a leaderboard) under clustered or
+  stratified designs, and of several systems under iid: a replicate draws the units
+  (rows or clusters, within strata) once, then takes one pass per system over its
+  sorted order;
 * ROC-AUC, iid design: the scores are sorted once; a replicate draws sorted
   positions (row ``order[p]``) and counts them, then one pass in score order
   accumulates the weighted Mann-Whitney numerator in exact integer arithmetic
   (ties count one half; NaN when a class is absent). Two equivalent passes, per
   position (many tie groups) or per tie group (few), give identical values.
 
-Other metrics and designs (rank metrics beyond iid, compressed cells) have no kernel;
+Other metrics (average precision, callables) and compressed cells have no kernel;
 :func:`plan` says why, and the caller uses the NumPy engine.
 """
 
@@ -46,6 +48,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numba
 import numpy as np
@@ -326,23 +329,34 @@ def _auc_rows_kernel(code, k0, k1, start, n_chunks, out):  # pragma: no cover - 
 
 
 @njit(parallel=True, cache=_CACHE)
-def _auc_systems_kernel(orders, codes, k0, k1, start, n_chunks, out):  # pragma: no cover
-    """ROC-AUC of several systems on the same rows and the same draws (a comparison).
+def _auc_units_kernel(units, codes, perm, offsets, k0, k1, start, chunks, out):  # pragma: no cover
+    """ROC-AUC of one or several systems, drawing resampling units (rows or clusters,
+    within strata) once per replicate.
 
-    A replicate draws rows (not sorted positions) and counts them; then each system ``s``
-    takes the pass of :func:`_auc_rows_kernel` over its own sorted order ``orders[s]``
-    (``codes[s]``: bit 0 positive, bit 1 first position of a tie group).
+    ``perm`` lists the units grouped by stratum, stratum ``g`` holding
+    ``perm[offsets[g]:offsets[g + 1]]``; a replicate draws that many of them, stratum
+    after stratum, and counts them. Each system ``s`` then takes the pass of
+    :func:`_auc_rows_kernel` over its sorted positions, position ``i`` weighing
+    ``counts[units[s, i]]`` (the unit of the row there), with ``codes[s]`` as there.
+    With one stratum of rows in order the draws are those of :func:`_count_draws`.
     """
-    n_sys, n = orders.shape
+    n_sys, n = units.shape
     nb = out.shape[0]
-    for c in prange(n_chunks):
-        counts = np.zeros(n, dtype=np.int32)
-        for r in range(c * nb // n_chunks, (c + 1) * nb // n_chunks):
-            _count_draws(counts, k0, k1, start + r)
+    for c in prange(chunks):
+        counts = np.zeros(perm.shape[0], dtype=np.int32)
+        for r in range(c * nb // chunks, (c + 1) * nb // chunks):
+            s0, s1, s2, s3 = _seed_state(k0, k1, start + r)
+            buf, have = np.uint64(0), False
+            for g in range(offsets.shape[0] - 1):
+                lo = offsets[g]
+                nn, reject = _rejection(offsets[g + 1] - lo)
+                for _ in range(offsets[g + 1] - lo):
+                    idx, s0, s1, s2, s3, buf, have = _bounded(s0, s1, s2, s3, buf, have, nn, reject)
+                    counts[perm[lo + idx]] += 1
             for s in range(n_sys):
                 acc = (np.int64(0), np.int64(0), np.int64(0), np.int64(0), np.int64(0))
                 for i in range(n):
-                    acc = _auc_step(acc, np.int64(counts[orders[s, i]]), codes[s, i])
+                    acc = _auc_step(acc, np.int64(counts[units[s, i]]), codes[s, i])
                 out[r, s] = _auc_value(acc)
             counts[:] = 0
 
@@ -438,8 +452,8 @@ def plan(evaluator: object, design: object) -> Runner | str:
     strata = np.asarray(d.unit_stratum) if d.n_strata > 1 else None
     parts = getattr(evaluator, "parts", None)  # StackedEvaluator: systems on shared weights
     if parts is not None:
-        if all(isinstance(part, AucEvaluator) for part in parts) and d.kind == "iid":
-            return _stacked_auc_runner(parts)
+        if all(isinstance(part, AucEvaluator) for part in parts):
+            return _units_auc_runner(parts, d)
         return _stacked_runner(parts, strata)
     shift, ev = _unshift(evaluator)
     if ev is not evaluator:
@@ -447,10 +461,10 @@ def plan(evaluator: object, design: object) -> Runner | str:
             return "the compiled engine does not resample compressed cells"
     if isinstance(ev, SumEvaluator):
         return _sum_runner(ev, shift, strata)
-    if isinstance(ev, AucEvaluator) and d.kind == "iid":
-        return _auc_runner(ev)
+    if isinstance(ev, AucEvaluator):  # rows in sorted order when iid, else by unit
+        return _auc_runner(ev) if d.kind == "iid" else _single(_units_auc_runner([ev], d))
     if d.kind != "iid":
-        return f"the compiled engine covers {d.kind} designs for sum metrics only"
+        return f"the compiled engine covers {d.kind} designs for sum and ROC-AUC metrics only"
     return "the compiled engine has no kernel for this statistic yet"
 
 
@@ -639,29 +653,47 @@ def _auc_codes(ev: object) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(g.order, dtype=np.int64), code
 
 
-def _stacked_auc_runner(parts: list[object]) -> Runner | str:
-    """ROC-AUC of several systems on shared draws: each replicate's rows are drawn once."""
+def _units_auc_runner(parts: list[object], design: Any) -> Runner | str:
+    """ROC-AUC of the systems in ``parts`` on shared draws of ``design``'s units (rows or
+    clusters, within strata): values of shape ``(batch, len(parts))``."""
     from ..metrics.ranking import AucEvaluator
 
     if not all(type(part) is AucEvaluator for part in parts):
         return "the compiled engine has no kernel for several systems of this statistic yet"
     pairs = [_auc_codes(part) for part in parts]
-    if len({order.size for order, _ in pairs}) != 1:
+    if len({order.size for order, _ in pairs}) != 1 or pairs[0][0].size != design.n_rows:
         return "the compiled engine needs the systems on the same rows"
-    orders = np.ascontiguousarray(np.stack([order for order, _ in pairs]))
+    unit_of_row = np.asarray(design.unit_of_row, dtype=np.int64)
+    units = np.ascontiguousarray(np.stack([unit_of_row[order] for order, _ in pairs]))
     codes = np.ascontiguousarray(np.stack([code for _, code in pairs]))
+    strata = np.asarray(design.unit_stratum, dtype=np.int64)
+    perm = np.argsort(strata, kind="stable").astype(np.int64)
+    offsets = np.r_[0, np.cumsum(np.bincount(strata))].astype(np.int64)
 
     def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
         k0, k1 = stream_key(seed)
-        _compile_notice(_auc_systems_kernel)
+        _compile_notice(_auc_units_kernel)
 
         def kernel(lo: int, hi: int) -> np.ndarray:
-            out = np.empty((hi - lo, orders.shape[0]))
+            out = np.empty((hi - lo, units.shape[0]))
             chunks = np.int64(min(hi - lo, 8 * numba.get_num_threads()))
-            _auc_systems_kernel(orders, codes, k0, k1, np.int64(lo), chunks, out)
+            _auc_units_kernel(units, codes, perm, offsets, k0, k1, np.int64(lo), chunks, out)
             return out
 
-        return _run_chunks(kernel, start, stop).reshape(stop - start, orders.shape[0]), None
+        return _run_chunks(kernel, start, stop).reshape(stop - start, units.shape[0]), None
+
+    run.has_standard_error = False  # type: ignore[attr-defined]
+    return run
+
+
+def _single(runner: Runner | str) -> Runner | str:
+    """A runner of one system's values as a vector (from a ``(batch, 1)`` runner)."""
+    if isinstance(runner, str):
+        return runner
+
+    def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
+        values, _ = runner(seed, start, stop, want_se)
+        return values[:, 0], None
 
     run.has_standard_error = False  # type: ignore[attr-defined]
     return run
