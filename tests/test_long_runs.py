@@ -17,10 +17,12 @@ from booteval.core import engine as _engine
 S = np.random.default_rng(0).random(2_000)
 
 
-def test_a_long_run_says_so_when_it_starts(monkeypatch):
+@pytest.mark.parametrize(("engine", "batch"), [("auto", None), ("auto", 100), ("numpy", None)])
+def test_a_long_run_says_so_when_it_starts(monkeypatch, engine, batch):
+    # the compiled engine times its second chunk, whatever size batch= makes the chunks
     monkeypatch.setattr(_engine, "LONG_RUN_SECONDS", 0.0)
     with pytest.warns(booteval.LongRunWarning, match=r"will take about .* \(5000 resamples"):
-        booteval.ci(S, n_resamples=5_000, seed=0, method="percentile")
+        booteval.ci(S, n_resamples=5_000, seed=0, method="percentile", engine=engine, batch=batch)
 
 
 def test_a_short_run_says_nothing(recwarn):

@@ -391,7 +391,7 @@ def _compiled_chunks(
         stop = min(n_resamples, start + (probe if start < 2 * probe and not batch else chunk))
         began = time.perf_counter()
         part, part_se = compiled(seed, start, stop, want_se)
-        if start == probe:
+        if len(values) == 1:  # the second chunk, after any compiling, is timed
             per_replicate = (time.perf_counter() - began) / (stop - start)
             _announce(per_replicate * (n_resamples - stop), n_resamples, n_threads, True)
         values.append(part)
