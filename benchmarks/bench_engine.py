@@ -3,7 +3,7 @@
 
 Usage::
 
-    python benchmarks/bench_engine.py                # the table of benchmarks/README.md (~10 min)
+    python benchmarks/bench_engine.py                # the table of benchmarks/README.md (~6 min)
     python benchmarks/bench_engine.py --quick        # smaller sizes, a smoke run (~1 min)
     python benchmarks/bench_engine.py --json out.json
 

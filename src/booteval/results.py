@@ -90,14 +90,17 @@ NO_INTERVAL: Mapping[str, Any] = MappingProxyType(
 
 def protocol_of_test(estimate: str) -> Mapping[str, Any]:
     """Protocol defaults of a test without an interval: the field ``estimate`` is its
-    estimate and its ``test`` field is its method."""
-    return MappingProxyType(
-        {
-            **Difference._protocol_defaults,
-            "estimate": lambda r: getattr(r, estimate),
-            **NO_INTERVAL,
-            "method": lambda r: r.test,
-        }
+    estimate and its ``test`` field is its method.
+
+    Examples
+    --------
+    >>> import booteval
+    >>> t = booteval.mcnemar_test([1, 1, 0, 1, 0, 1], [1, 0, 0, 1, 1, 1], [0, 0, 0, 1, 0, 1])
+    >>> t.method == t.test, t.has_interval
+    (True, False)
+    """
+    return protocol_defaults(
+        Difference, estimate=lambda r: getattr(r, estimate), **NO_INTERVAL, method=lambda r: r.test
     )
 
 

@@ -175,7 +175,15 @@ def _kernels_for(engine: str) -> tuple[Any, str | None]:
 def compiled_with(engine: str, build: Callable[[Any], Any]) -> tuple[object | None, str | None]:
     """``build(kernels)``, a compiled runner made from :mod:`booteval.core.kernels` (e.g.
     ``kernels.sums_runner(...)``), for an engine that may use it; ``None`` for the NumPy
-    engine, and with a note where numba cannot be imported."""
+    engine, and with a note where numba cannot be imported.
+
+    Examples
+    --------
+    >>> compiled_with("numpy", lambda kernels: kernels.sums_runner)
+    (None, None)
+    >>> compiled_with("auto", lambda kernels: kernels.__name__)
+    ('booteval.core.kernels', None)
+    """
     kernels, note = _kernels_for(engine)
     if kernels is None:
         return None, note

@@ -28,15 +28,8 @@ Kernels
 * the same sums under clustered and stratified designs: a sum metric's statistics are
   then its per-cluster sums, and a replicate draws clusters (``n_clusters`` draws);
   with strata, it draws each stratum's units from that stratum, stratum after stratum;
-* ROC-AUC of one or several systems (a comparison, a leaderboard) under clustered or
-  stratified designs, and of several systems under iid: a replicate draws the units
-  (rows or clusters, within strata) once, then takes one pass per system over its
-  sorted order;
-* ROC-AUC, iid design: the scores are sorted once; a replicate draws sorted
-  positions (row ``order[p]``) and counts them, then one pass in score order
-  accumulates the weighted Mann-Whitney numerator in exact integer arithmetic
-  (ties count one half; NaN when a class is absent). Two equivalent passes, per
-  position (many tie groups) or per tie group (few), give identical values.
+* ROC-AUC, of one system or several, under any design: :mod:`booteval.core.auc_kernels`;
+* random swaps of a paired sum metric: :mod:`booteval.core.swap_kernels`.
 
 Other metrics (average precision, callables) and compressed cells have no kernel;
 :func:`plan` says why, and the caller uses the NumPy engine.
@@ -48,7 +41,6 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numba
 import numpy as np
@@ -242,131 +234,13 @@ def _strata_sum_kernel(stats, offsets, k0, k1, start, out):  # pragma: no cover 
             out[r, j] = acc[j]
 
 
-@njit(parallel=True, cache=_CACHE)
-def _auc_kernel(bounds, k0, k1, start, n_chunks, out):  # pragma: no cover - compiled
-    """ROC-AUC of replicates ``start ..`` over tie groups of the sorted scores.
-
-    ``bounds`` has ``2 G + 1`` entries: group ``g``'s positives occupy sorted
-    positions ``[bounds[2g], bounds[2g+1])`` and its negatives
-    ``[bounds[2g+1], bounds[2g+2])``, groups in increasing score order.
-    """
-    n = bounds[bounds.shape[0] - 1]
-    n_groups = (bounds.shape[0] - 1) // 2
-    nb = out.shape[0]
-    for c in prange(n_chunks):
-        counts = np.zeros(n, dtype=np.int32)
-        for r in range(c * nb // n_chunks, (c + 1) * nb // n_chunks):
-            _count_draws(counts, k0, k1, start + r)
-            # twice the Mann-Whitney numerator, exactly: sum_g P_g (2 Nbelow_g + N_g)
-            num2 = np.int64(0)
-            below = np.int64(0)
-            p_tot = np.int64(0)
-            for g in range(n_groups):
-                p = np.int64(0)
-                for i in range(bounds[2 * g], bounds[2 * g + 1]):
-                    p += counts[i]
-                    counts[i] = 0
-                q = np.int64(0)
-                for i in range(bounds[2 * g + 1], bounds[2 * g + 2]):
-                    q += counts[i]
-                    counts[i] = 0
-                num2 += p * (2 * below + q)
-                below += q
-                p_tot += p
-            den = 2.0 * float(p_tot) * float(below)
-            out[r] = float(num2) / den if den > 0 else np.nan
-
-
-@njit(cache=_CACHE, inline="always")
-def _auc_step(acc, cc, code):  # pragma: no cover - compiled
-    """One sorted position of the weighted Mann-Whitney pass, branch-free.
-
-    ``acc``: twice the numerator, the negatives in earlier tie groups, the negatives and
-    the positives so far in this group, and all positives; ``cc`` the position's count;
-    ``code``: bit 0 positive, bit 1 first position of a tie group. Within a group the
-    positives come first, so a negative adds its ties with all of its group's positives.
-    """
-    num2, below, q, pg, p_tot = acc
-    isp = np.int64(code & 1)
-    st = np.int64(code >> 1)
-    below += st * q
-    q -= st * q
-    pg -= st * pg
-    num2 += cc * (isp * 2 * below + (1 - isp) * pg)
-    pg += isp * cc
-    q += (1 - isp) * cc
-    p_tot += isp * cc
-    return num2, below, q, pg, p_tot
-
-
-@njit(cache=_CACHE, inline="always")
-def _auc_value(acc):  # pragma: no cover - compiled
-    """The AUC at the end of a pass (NaN when a class is absent)."""
-    num2, below, q, _, p_tot = acc
-    den = 2.0 * float(p_tot) * float(below + q)
-    return float(num2) / den if den > 0 else np.nan
-
-
-@njit(parallel=True, cache=_CACHE)
-def _auc_rows_kernel(code, k0, k1, start, n_chunks, out):  # pragma: no cover - compiled
-    """As :func:`_auc_kernel`, one branch-free step per sorted position (many tie groups).
-
-    ``code[i]``: bit 0 set for a positive row, bit 1 for the first position of a
-    tie group. Within a group the positives come first, so a negative position
-    adds its ties with all of its group's positives, already counted.
-    """
-    n = code.shape[0]
-    nb = out.shape[0]
-    for c in prange(n_chunks):
-        counts = np.zeros(n, dtype=np.int32)
-        for r in range(c * nb // n_chunks, (c + 1) * nb // n_chunks):
-            _count_draws(counts, k0, k1, start + r)
-            acc = (np.int64(0), np.int64(0), np.int64(0), np.int64(0), np.int64(0))
-            for i in range(n):
-                acc = _auc_step(acc, np.int64(counts[i]), code[i])
-                counts[i] = 0
-            out[r] = _auc_value(acc)
-
-
-@njit(parallel=True, cache=_CACHE)
-def _auc_units_kernel(units, codes, perm, offsets, k0, k1, start, chunks, out):  # pragma: no cover
-    """ROC-AUC of one or several systems, drawing resampling units (rows or clusters,
-    within strata) once per replicate.
-
-    ``perm`` lists the units grouped by stratum, stratum ``g`` holding
-    ``perm[offsets[g]:offsets[g + 1]]``; a replicate draws that many of them, stratum
-    after stratum, and counts them. Each system ``s`` then takes the pass of
-    :func:`_auc_rows_kernel` over its sorted positions, position ``i`` weighing
-    ``counts[units[s, i]]`` (the unit of the row there), with ``codes[s]`` as there.
-    With one stratum of rows in order the draws are those of :func:`_count_draws`.
-    """
-    n_sys, n = units.shape
-    nb = out.shape[0]
-    for c in prange(chunks):
-        counts = np.zeros(perm.shape[0], dtype=np.int32)
-        for r in range(c * nb // chunks, (c + 1) * nb // chunks):
-            s0, s1, s2, s3 = _seed_state(k0, k1, start + r)
-            buf, have = np.uint64(0), False
-            for g in range(offsets.shape[0] - 1):
-                lo = offsets[g]
-                nn, reject = _rejection(offsets[g + 1] - lo)
-                for _ in range(offsets[g + 1] - lo):
-                    idx, s0, s1, s2, s3, buf, have = _bounded(s0, s1, s2, s3, buf, have, nn, reject)
-                    counts[perm[lo + idx]] += 1
-            for s in range(n_sys):
-                acc = (np.int64(0), np.int64(0), np.int64(0), np.int64(0), np.int64(0))
-                for i in range(n):
-                    acc = _auc_step(acc, np.int64(counts[units[s, i]]), codes[s, i])
-                out[r, s] = _auc_value(acc)
-            counts[:] = 0
-
-
 # ------------------------------------------------------------------------------- Python side
 
 
-def stream_key(seed: int) -> tuple[np.uint64, np.uint64]:
-    """The 128-bit key of the compiled engine's streams for ``seed``."""
-    k = seed_sequence("kernels", seed).generate_state(2, dtype=np.uint64)
+def stream_key(seed: int, stream: str = "kernels") -> tuple[np.uint64, np.uint64]:
+    """The 128-bit key of the compiled engine's generators for ``seed`` (on ``stream`` of
+    :mod:`booteval.core.streams`: ``"kernels"`` for draws, ``"kernels.swaps"`` for swaps)."""
+    k = seed_sequence(stream, seed).generate_state(2, dtype=np.uint64)
     return np.uint64(k[0]), np.uint64(k[1])
 
 
@@ -437,6 +311,7 @@ def plan(evaluator: object, design: object) -> Runner | str:
     or the reason there is no compiled kernel for it."""
     from ..metrics.base import SumEvaluator
     from ..metrics.ranking import AucEvaluator
+    from . import auc_kernels  # its kernels build on this module's generator
 
     d = getattr(evaluator, "design", None) or design
     if d.compressed:
@@ -447,13 +322,13 @@ def plan(evaluator: object, design: object) -> Runner | str:
     if d.n_rows < 1 or d.n_rows > MAX_ROWS:
         return f"the compiled engine needs 1 to {MAX_ROWS} rows"
     # clusters: a sum metric's statistics are per-cluster sums (unit_stats), so drawing
-    # clusters is drawing rows of those sums; a rank metric has no cluster kernel
+    # clusters is drawing rows of those sums; ROC-AUC weighs each row by its unit's count.
     # strata: draws within each stratum, stratum after stratum
     strata = np.asarray(d.unit_stratum) if d.n_strata > 1 else None
     parts = getattr(evaluator, "parts", None)  # StackedEvaluator: systems on shared weights
     if parts is not None:
         if all(isinstance(part, AucEvaluator) for part in parts):
-            return _units_auc_runner(parts, d)
+            return auc_kernels.units_auc_runner(parts, d)
         return _stacked_runner(parts, strata)
     shift, ev = _unshift(evaluator)
     if ev is not evaluator:
@@ -462,7 +337,7 @@ def plan(evaluator: object, design: object) -> Runner | str:
     if isinstance(ev, SumEvaluator):
         return _sum_runner(ev, shift, strata)
     if isinstance(ev, AucEvaluator):  # rows in sorted order when iid, else by unit
-        return _auc_runner(ev) if d.kind == "iid" else _single(_units_auc_runner([ev], d))
+        return auc_kernels.auc_runner(ev, d)
     if d.kind != "iid":
         return f"the compiled engine covers {d.kind} designs for sum and ROC-AUC metrics only"
     return "the compiled engine has no kernel for this statistic yet"
@@ -475,6 +350,13 @@ def _unshift(ev: object) -> tuple[float, object]:
     if isinstance(ev, ShiftedEvaluator):
         return ev.shift, ev.inner
     return 0.0, ev
+
+
+def _by_stratum(strata: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The units grouped by stratum (stable), and where each stratum's group starts (with
+    the total at the end): stratum ``g`` is ``order[offsets[g]:offsets[g + 1]]``."""
+    order = np.argsort(strata, kind="stable").astype(np.int64)
+    return order, np.r_[0, np.cumsum(np.bincount(strata))].astype(np.int64)
 
 
 def _kernel_sums(
@@ -492,9 +374,8 @@ def _kernel_sums(
     drawn = np.ascontiguousarray(stats[:, ~ones]) if ones.any() else stats
     offsets = None
     if strata is not None:  # rows grouped by stratum, and where each group starts
-        order = np.argsort(strata, kind="stable")
+        order, offsets = _by_stratum(strata)
         drawn = np.ascontiguousarray(drawn[order])
-        offsets = np.r_[0, np.cumsum(np.bincount(strata))].astype(np.int64)
 
     def sums(seed: int, start: int, stop: int) -> np.ndarray:
         k0, k1 = stream_key(seed)
@@ -523,7 +404,16 @@ def _kernel_sums(
 
 def sums_runner(stats: np.ndarray, values_of_sums: Callable[[np.ndarray], np.ndarray]) -> Runner:
     """A runner for any statistic of the column sums of dense per-row ``stats`` (rows
-    drawn iid, on the stream of :func:`_sum_runner`)."""
+    drawn iid, on the stream of :func:`_sum_runner`).
+
+    Examples
+    --------
+    >>> x = np.array([1.0, 2.0, 3.0, 4.0])
+    >>> run = sums_runner(x[:, None], lambda sums: sums[:, 0] / 4)  # the mean
+    >>> values, _ = run(0, 0, 2, False)  # seed 0, replicates 0 and 1
+    >>> bool(values[1] == x[drawn_indices(0, 1, 4)].mean())
+    True
+    """
     sums_of = _kernel_sums(np.ascontiguousarray(stats, dtype=np.float64))
 
     def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
@@ -597,103 +487,6 @@ def _stacked_runner(parts: list[object], strata: np.ndarray | None = None) -> Ru
         for j, (ev, shift) in enumerate(zip(evaluators, shifts, strict=True)):
             values[:, j] = np.asarray(ev.from_sums(sums[:, edges[j] : edges[j + 1]])) + shift
         return values, None
-
-    run.has_standard_error = False  # type: ignore[attr-defined]
-    return run
-
-
-def auc_bounds(ev: object) -> np.ndarray:
-    """Sorted-position boundaries of each tie group's positives and negatives."""
-    g = ev.groups
-    pc = g.pos_count.astype(np.int64)
-    nc = g.neg_count.astype(np.int64)
-    sizes = np.column_stack([pc, nc]).reshape(-1)
-    return np.r_[0, np.cumsum(sizes)].astype(np.int64)
-
-
-def _auc_runner(ev: object) -> Runner:
-    bounds = auc_bounds(ev)
-    n = int(bounds[-1])
-    n_groups = (bounds.size - 1) // 2
-    # many tie groups: one branch-free step per position; few: one loop per group
-    per_row = n_groups * 8 > n
-    if per_row:
-        code = np.zeros(n, dtype=np.int8)
-        g = ev.groups
-        code[:] = g.pos[g.order]
-        code[bounds[0:-1:2]] += 2
-
-    def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
-        k0, k1 = stream_key(seed)
-        _compile_notice(_auc_rows_kernel if per_row else _auc_kernel)
-
-        def kernel(lo: int, hi: int) -> np.ndarray:
-            out = np.empty(hi - lo)
-            chunks = np.int64(min(hi - lo, 8 * numba.get_num_threads()))
-            if per_row:
-                _auc_rows_kernel(code, k0, k1, np.int64(lo), chunks, out)
-            else:
-                _auc_kernel(bounds, k0, k1, np.int64(lo), chunks, out)
-            return out
-
-        return _run_chunks(kernel, start, stop), None
-
-    run.has_standard_error = False  # type: ignore[attr-defined]
-    return run
-
-
-def _auc_codes(ev: object) -> tuple[np.ndarray, np.ndarray]:
-    """A system's rows in sorted order and, per position, bit 0 positive and bit 1 the
-    first position of a tie group (positives first within a group)."""
-    bounds = auc_bounds(ev)
-    g = ev.groups
-    code = np.zeros(int(bounds[-1]), dtype=np.int8)
-    code[:] = g.pos[g.order]
-    code[bounds[0:-1:2]] += 2
-    return np.asarray(g.order, dtype=np.int64), code
-
-
-def _units_auc_runner(parts: list[object], design: Any) -> Runner | str:
-    """ROC-AUC of the systems in ``parts`` on shared draws of ``design``'s units (rows or
-    clusters, within strata): values of shape ``(batch, len(parts))``."""
-    from ..metrics.ranking import AucEvaluator
-
-    if not all(type(part) is AucEvaluator for part in parts):
-        return "the compiled engine has no kernel for several systems of this statistic yet"
-    pairs = [_auc_codes(part) for part in parts]
-    if len({order.size for order, _ in pairs}) != 1 or pairs[0][0].size != design.n_rows:
-        return "the compiled engine needs the systems on the same rows"
-    unit_of_row = np.asarray(design.unit_of_row, dtype=np.int64)
-    units = np.ascontiguousarray(np.stack([unit_of_row[order] for order, _ in pairs]))
-    codes = np.ascontiguousarray(np.stack([code for _, code in pairs]))
-    strata = np.asarray(design.unit_stratum, dtype=np.int64)
-    perm = np.argsort(strata, kind="stable").astype(np.int64)
-    offsets = np.r_[0, np.cumsum(np.bincount(strata))].astype(np.int64)
-
-    def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
-        k0, k1 = stream_key(seed)
-        _compile_notice(_auc_units_kernel)
-
-        def kernel(lo: int, hi: int) -> np.ndarray:
-            out = np.empty((hi - lo, units.shape[0]))
-            chunks = np.int64(min(hi - lo, 8 * numba.get_num_threads()))
-            _auc_units_kernel(units, codes, perm, offsets, k0, k1, np.int64(lo), chunks, out)
-            return out
-
-        return _run_chunks(kernel, start, stop).reshape(stop - start, units.shape[0]), None
-
-    run.has_standard_error = False  # type: ignore[attr-defined]
-    return run
-
-
-def _single(runner: Runner | str) -> Runner | str:
-    """A runner of one system's values as a vector (from a ``(batch, 1)`` runner)."""
-    if isinstance(runner, str):
-        return runner
-
-    def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
-        values, _ = runner(seed, start, stop, want_se)
-        return values[:, 0], None
 
     run.has_standard_error = False  # type: ignore[attr-defined]
     return run

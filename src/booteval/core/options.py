@@ -139,7 +139,20 @@ def accepts_options(fn: F) -> F:
 def entry_point(fn: F | None = None, *, own: tuple[str, ...] = ()) -> Any:
     """The decorators of a resampling entry point, in their order: ``options=``
     (:func:`accepts_options`), the declared parameters checked (:func:`validated`, with
-    ``own`` as there) and ``progress=`` reported (:func:`progress_option`)."""
+    ``own`` as there) and ``progress=`` reported (:func:`progress_option`).
+
+    Examples
+    --------
+    >>> @entry_point
+    ... def draws(*, n_resamples=100, seed=None, progress=None):
+    ...     return n_resamples, seed
+    >>> draws(options=BootstrapOptions(n_resamples=500), seed=3)
+    (500, 3)
+    >>> draws(n_resamples=0)
+    Traceback (most recent call last):
+    ...
+    booteval.core.errors.InvalidInputError: `n_resamples`: expected an integer >= 1; received 0.
+    """
     if fn is None:
         return functools.partial(entry_point, own=own)
     return accepts_options(validated(own=own)(progress_option(fn)))

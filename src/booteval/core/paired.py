@@ -139,7 +139,19 @@ def paired_arrays(
     m: Metric, data: tuple[Any, ...], name_a: str, name_b: str
 ) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...], int]:
     """Each system's checked arrays from a paired call's ``data``, and their number of
-    rows, which must be the same for both systems."""
+    rows, which must be the same for both systems.
+
+    Examples
+    --------
+    >>> from booteval.metrics import get_metric
+    >>> a, b, n = paired_arrays(get_metric("accuracy"), ([0, 1, 1], [0, 1, 0], [1, 1, 1]), "A", "B")
+    >>> n, b[-1].tolist()
+    (3, [1, 1, 1])
+    >>> paired_arrays(get_metric("accuracy"), ([0, 1, 1], [0, 1, 0], [1, 1]), "A", "B")
+    Traceback (most recent call last):
+    ...
+    booteval.core.errors.InvalidInputError: `y_pred of system B`: expected the same number ...
+    """
     shared, a, b = split_systems(data, m)
     arr_a = validate_system(m, shared, a, name_a)
     arr_b = validate_system(m, shared, b, name_b)
@@ -154,7 +166,16 @@ def paired_arrays(
 
 
 def check_defined(m: Metric, estimates: Sequence[float], names: Sequence[str]) -> None:
-    """Refuse a system on whose outputs the metric itself is undefined (NaN or infinite)."""
+    """Refuse a system on whose outputs the metric itself is undefined (NaN or infinite).
+
+    Examples
+    --------
+    >>> from booteval.metrics import get_metric
+    >>> check_defined(get_metric("mean"), [0.5, float("nan")], ["A", "B"])
+    Traceback (most recent call last):
+    ...
+    booteval.core.errors.InvalidInputError: `scores of system B`: expected outputs on which ...
+    """
     for value, name in zip(estimates, names, strict=True):
         if not np.isfinite(value):
             raise InvalidInputError(

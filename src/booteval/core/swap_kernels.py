@@ -16,8 +16,7 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit, prange
 
-from .kernels import _CACHE, Runner, _compile_notice, _next, _run_chunks, _seed_state
-from .streams import seed_sequence
+from .kernels import _CACHE, Runner, _compile_notice, _next, _run_chunks, _seed_state, stream_key
 
 __all__ = ["swap_bits", "swap_sums_runner"]
 
@@ -51,17 +50,18 @@ def _swap_sum_kernel(diff, k0, k1, start, out):  # pragma: no cover - compiled
             out[r, t] = acc[t]
 
 
-def _swap_key(seed: int) -> tuple[np.uint64, np.uint64]:
-    k = seed_sequence("kernels.swaps", seed).generate_state(2, dtype=np.uint64)
-    return np.uint64(k[0]), np.uint64(k[1])
-
-
 def swap_bits(seed: int, r: int, k: int) -> np.ndarray:
     """The swap indicators (0/1, one per swappable unit) of compiled permutation ``r``.
 
     For tests and debugging: the bits :func:`swap_sums_runner` draws.
+
+    Examples
+    --------
+    >>> bits = swap_bits(0, 0, 8)
+    >>> bits.tolist(), bool((swap_bits(0, 0, 8) == bits).all())  # a pure function
+    ([0, 1, 0, 1, 0, 1, 0, 1], True)
     """
-    k0, k1 = _swap_key(seed)
+    k0, k1 = stream_key(seed, "kernels.swaps")
     eye = np.ascontiguousarray(np.eye(k))
     out = np.empty((1, k))
     _swap_sum_kernel(eye, k0, k1, np.int64(r), out)
@@ -72,13 +72,21 @@ def swap_sums_runner(
     diff: np.ndarray, statistic_of_sums: Callable[[np.ndarray], np.ndarray]
 ) -> Runner:
     """A runner of random swaps for a statistic of ``sum over swapped units of diff``:
-    ``statistic_of_sums`` maps the ``(batch, c)`` sums to the permutation statistics."""
+    ``statistic_of_sums`` maps the ``(batch, c)`` sums to the permutation statistics.
+
+    Examples
+    --------
+    >>> run = swap_sums_runner(np.array([[1.0], [2.0], [4.0]]), lambda s: s[:, 0])
+    >>> values, _ = run(0, 0, 3, False)  # seed 0, permutations 0 to 2
+    >>> bool(values[0] == swap_bits(0, 0, 3) @ [1.0, 2.0, 4.0])
+    True
+    """
     diff = np.asarray(diff, dtype=np.float64)
     moves = np.any(diff != 0.0, axis=0)  # a column that swaps leave unchanged sums to 0
     moved = np.ascontiguousarray(diff[:, moves])
 
     def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
-        k0, k1 = _swap_key(seed)
+        k0, k1 = stream_key(seed, "kernels.swaps")
         _compile_notice(_swap_sum_kernel)
 
         def kernel(lo: int, hi: int) -> np.ndarray:

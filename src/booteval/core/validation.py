@@ -240,7 +240,7 @@ def _label_overlap(y_true: np.ndarray, y_pred: np.ndarray) -> tuple[bool, int]:
     if y_true.dtype.kind in "biu" and y_pred.dtype.kind in "biu":
         lo = min(int(y_true.min()), int(y_pred.min()))
         hi = max(int(y_true.max()), int(y_pred.max()))
-        if hi - lo < _SPAN_FOR_ARRAY:
+        if hi - lo < _SPAN_FOR_ARRAY and -(2**62) < lo and hi < 2**62:  # int64 offsets
             seen_true = np.zeros(hi - lo + 1, dtype=bool)
             seen_pred = np.zeros(hi - lo + 1, dtype=bool)
             seen_true[y_true.astype(np.int64) - lo] = True

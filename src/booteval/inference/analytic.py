@@ -148,7 +148,16 @@ def zero_se_test(estimate: float, alternative: str, why: str) -> tuple[float, fl
     """The statistic and p-value of a test whose standard error is 0, after a
     :class:`DegenerateIntervalWarning` that says ``why``: no evidence at an estimate of
     0, otherwise an infinite statistic, significant only on the side the alternative
-    names."""
+    names.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     zero_se_test(0.0, "two-sided", "SE 0"), zero_se_test(0.2, "less", "SE 0")
+    ((0.0, 1.0), (inf, 1.0))
+    """
     warn(why, DegenerateIntervalWarning)
     if estimate == 0.0:
         return 0.0, 1.0

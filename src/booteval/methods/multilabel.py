@@ -304,12 +304,13 @@ def multilabel_ci(
     n_undef_labels = int(lab_undef.sum())
     notes: list[str] = []
 
+    values_of_sums = _values_of_sums(metric, undefined)  # (batch, 3L) sums -> replicates
     if resample == "instances":
         design = make_design(n)
 
         def replicate(w: np.ndarray) -> np.ndarray:
             # (batch, 3L) sums: one sparse product per batch
-            return _values_of_sums(metric, undefined)(matmul(w, stats_sparse))
+            return values_of_sums(matmul(w, stats_sparse))
 
         units, unit_name = n, "instances"
 
@@ -362,10 +363,9 @@ def multilabel_ci(
         )
     # the engine's loop (batches, threads, progress); column 1 counts undefined labels
     run = _Replicates(replicate, (estimate, float(n_undef_labels)))
-    compiled, note = (None, None)
+    compiled = None
     if resample == "instances":  # sums of per-instance counts: the compiled sums kernel
-        values = _values_of_sums(metric, undefined)
-        compiled, note = compiled_with(engine, lambda k: k.sums_runner(stats, values))
+        compiled, note = compiled_with(engine, lambda k: k.sums_runner(stats, values_of_sums))
         notes.extend((note,) if note else ())
     else:
         notes.extend(engine_note(engine, run, design))  # first: a missing numba is an error

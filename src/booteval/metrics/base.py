@@ -67,6 +67,18 @@ def deferred_compression() -> Iterator[None]:
     For systems that are then aligned on one jointly compressed design
     (:func:`booteval.core.paired.align`): each system's own compression would be
     thrown away, so it is not computed.
+
+    Examples
+    --------
+    >>> from booteval.core.design import make_design
+    >>> from booteval.metrics import get_metric
+    >>> m, design = get_metric("mean"), make_design(40)
+    >>> data = m.validate([0.0, 1.0] * 20)
+    >>> m.bind(data, design).design.compressed
+    True
+    >>> with deferred_compression():
+    ...     m.bind(data, design).design.compressed
+    False
     """
     token = _DEFERRED.set(True)
     try:
