@@ -71,72 +71,69 @@ def _auc_kernel(bounds, k0, k1, start, n_chunks, out):  # pragma: no cover - com
 
 
 @njit(cache=_CACHE, inline="always")
-def _auc_step(acc, cc, code):  # pragma: no cover - compiled
-    """One sorted position of the weighted Mann-Whitney pass, branch-free.
+def _mann_whitney(w, total, pos, ties, t0, t1):  # pragma: no cover - compiled
+    """The AUC of one replicate from the weights ``w`` of the sorted positions (and
+    zero them), which add up to ``total``; NaN when a class is absent.
 
-    ``acc``: twice the numerator, the negatives in earlier tie groups, the negatives and
-    the positives so far in this group, and all positives; ``cc`` the position's count;
-    ``code``: bit 0 positive, bit 1 first position of a tie group. Within a group the
-    positives come first, so a negative adds its ties with all of its group's positives.
+    ``pos[i]`` is 1 where position ``i`` holds a positive; within a tie group the
+    positives come first, so a positive is above exactly the negatives counted so far.
+    The tied pairs add ``P_g Q_g / 2`` per group: ``ties[t0:t1]`` lists each group with
+    both classes as (first position, first negative, end). In exact integers.
     """
-    num2, below, q, pg, p_tot = acc
-    isp = np.int64(code & 1)
-    st = np.int64(code >> 1)
-    below += st * q
-    q -= st * q
-    pg -= st * pg
-    num2 += cc * (isp * 2 * below + (1 - isp) * pg)
-    pg += isp * cc
-    q += (1 - isp) * cc
-    p_tot += isp * cc
-    return num2, below, q, pg, p_tot
-
-
-@njit(cache=_CACHE, inline="always")
-def _auc_value(acc):  # pragma: no cover - compiled
-    """The AUC at the end of a pass (NaN when a class is absent)."""
-    num2, below, q, _, p_tot = acc
-    den = 2.0 * float(p_tot) * float(below + q)
-    return float(num2) / den if den > 0 else np.nan
+    tied = np.int64(0)
+    for t in range(t0, t1):
+        p = np.int64(0)
+        for i in range(ties[t, 0], ties[t, 1]):
+            p += w[i]
+        q = np.int64(0)
+        for i in range(ties[t, 1], ties[t, 2]):
+            q += w[i]
+        tied += p * q
+    above = np.int64(0)
+    below = np.int64(0)
+    for i in range(pos.shape[0]):
+        cc = np.int64(w[i])
+        isp = pos[i]
+        above += isp * cc * below
+        below += (1 - isp) * cc
+        w[i] = 0
+    den = 2.0 * float(total - below) * float(below)
+    return float(2 * above + tied) / den if den > 0 else np.nan
 
 
 @njit(parallel=True, cache=_CACHE)
-def _auc_rows_kernel(code, k0, k1, start, n_chunks, out):  # pragma: no cover - compiled
-    """As :func:`_auc_kernel`, one branch-free step per sorted position (many tie groups).
-
-    ``code[i]``: bit 0 set for a positive row, bit 1 for the first position of a
-    tie group. Within a group the positives come first, so a negative position
-    adds its ties with all of its group's positives, already counted.
-    """
-    n = code.shape[0]
+def _auc_rows_kernel(pos, ties, k0, k1, start, n_chunks, out):  # pragma: no cover - compiled
+    """As :func:`_auc_kernel`, one pass over the sorted positions (many tie groups):
+    see :func:`_mann_whitney` for ``pos`` and ``ties``."""
+    n = pos.shape[0]
     nb = out.shape[0]
     for c in prange(n_chunks):
         counts = np.zeros(n, dtype=np.int32)
         for r in range(c * nb // n_chunks, (c + 1) * nb // n_chunks):
             _count_draws(counts, k0, k1, start + r)
-            acc = (np.int64(0), np.int64(0), np.int64(0), np.int64(0), np.int64(0))
-            for i in range(n):
-                acc = _auc_step(acc, np.int64(counts[i]), code[i])
-                counts[i] = 0
-            out[r] = _auc_value(acc)
+            out[r] = _mann_whitney(counts, n, pos, ties, 0, ties.shape[0])
 
 
 @njit(parallel=True, cache=_CACHE)
-def _auc_units_kernel(units, codes, perm, offsets, k0, k1, start, chunks, out):  # pragma: no cover
+def _auc_units_kernel(
+    units, pos, ties, tie_at, perm, offsets, k0, k1, start, chunks, out
+):  # pragma: no cover
     """ROC-AUC of one or several systems, drawing resampling units (rows or clusters,
     within strata) once per replicate.
 
     ``perm`` lists the units grouped by stratum, stratum ``g`` holding
     ``perm[offsets[g]:offsets[g + 1]]``; a replicate draws that many of them, stratum
     after stratum, and counts them. Each system ``s`` then takes the pass of
-    :func:`_auc_rows_kernel` over its sorted positions, position ``i`` weighing
-    ``counts[units[s, i]]`` (the unit of the row there), with ``codes[s]`` as there.
-    With one stratum of rows in order the draws are those of :func:`_count_draws`.
+    :func:`_mann_whitney` over its sorted positions, position ``i`` weighing
+    ``counts[units[s, i]]`` (the unit of the row there), with ``pos[s]`` and the tie
+    groups ``ties[tie_at[s]:tie_at[s + 1]]``. With one stratum of rows in order the
+    draws are those of :func:`_count_draws`.
     """
     n_sys, n = units.shape
     nb = out.shape[0]
     for c in prange(chunks):
         counts = np.zeros(perm.shape[0], dtype=np.int32)
+        w = np.zeros(n, dtype=np.int32)
         for r in range(c * nb // chunks, (c + 1) * nb // chunks):
             s0, s1, s2, s3 = _seed_state(k0, k1, start + r)
             buf, have = np.uint64(0), False
@@ -147,10 +144,11 @@ def _auc_units_kernel(units, codes, perm, offsets, k0, k1, start, chunks, out): 
                     idx, s0, s1, s2, s3, buf, have = _bounded(s0, s1, s2, s3, buf, have, nn, reject)
                     counts[perm[lo + idx]] += 1
             for s in range(n_sys):
-                acc = (np.int64(0), np.int64(0), np.int64(0), np.int64(0), np.int64(0))
+                total = np.int64(0)
                 for i in range(n):
-                    acc = _auc_step(acc, np.int64(counts[units[s, i]]), codes[s, i])
-                out[r, s] = _auc_value(acc)
+                    w[i] = counts[units[s, i]]
+                    total += w[i]
+                out[r, s] = _mann_whitney(w, total, pos[s], ties, tie_at[s], tie_at[s + 1])
             counts[:] = 0
 
 
@@ -178,7 +176,7 @@ def _sorted_auc_runner(ev: object) -> Runner:
     # many tie groups: one branch-free step per position; few: one loop per group
     per_row = n_groups * 8 > n
     if per_row:
-        _, code = _auc_codes(ev)
+        _, pos, ties = _auc_layout(ev)
 
     def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
         k0, k1 = stream_key(seed)
@@ -188,7 +186,7 @@ def _sorted_auc_runner(ev: object) -> Runner:
             out = np.empty(hi - lo)
             chunks = np.int64(min(hi - lo, 8 * numba.get_num_threads()))
             if per_row:
-                _auc_rows_kernel(code, k0, k1, np.int64(lo), chunks, out)
+                _auc_rows_kernel(pos, ties, k0, k1, np.int64(lo), chunks, out)
             else:
                 _auc_kernel(bounds, k0, k1, np.int64(lo), chunks, out)
             return out
@@ -199,15 +197,17 @@ def _sorted_auc_runner(ev: object) -> Runner:
     return run
 
 
-def _auc_codes(ev: object) -> tuple[np.ndarray, np.ndarray]:
-    """A system's rows in sorted order and, per position, bit 0 positive and bit 1 the
-    first position of a tie group (positives first within a group)."""
+def _auc_layout(ev: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A system's rows in sorted order (positives first within a tie group), 1 at the
+    positions of positives, and its tie groups with both classes (first position, first
+    negative, end)."""
     bounds = auc_bounds(ev)
     g = ev.groups
-    code = np.zeros(int(bounds[-1]), dtype=np.int8)
-    code[:] = g.pos[g.order]
-    code[bounds[0:-1:2]] += 2
-    return np.asarray(g.order, dtype=np.int64), code
+    pos = np.ascontiguousarray(g.pos[g.order], dtype=np.int64)
+    first, mid, end = bounds[0:-1:2], bounds[1::2], bounds[2::2]
+    mixed = (mid > first) & (end > mid)
+    ties = np.ascontiguousarray(np.column_stack([first, mid, end])[mixed], dtype=np.int64)
+    return np.asarray(g.order, dtype=np.int64), pos, ties.reshape(-1, 3)
 
 
 def units_auc_runner(parts: list[object], design: Any) -> Runner | str:
@@ -217,12 +217,14 @@ def units_auc_runner(parts: list[object], design: Any) -> Runner | str:
 
     if not all(type(part) is AucEvaluator for part in parts):
         return "the compiled engine has no kernel for several systems of this statistic yet"
-    pairs = [_auc_codes(part) for part in parts]
-    if len({order.size for order, _ in pairs}) != 1 or pairs[0][0].size != design.n_rows:
+    layouts = [_auc_layout(part) for part in parts]
+    if len({lay[0].size for lay in layouts}) != 1 or layouts[0][0].size != design.n_rows:
         return "the compiled engine needs the systems on the same rows"
     unit_of_row = np.asarray(design.unit_of_row, dtype=np.int64)
-    units = np.ascontiguousarray(np.stack([unit_of_row[order] for order, _ in pairs]))
-    codes = np.ascontiguousarray(np.stack([code for _, code in pairs]))
+    units = np.ascontiguousarray(np.stack([unit_of_row[lay[0]] for lay in layouts]))
+    pos = np.ascontiguousarray(np.stack([lay[1] for lay in layouts]))
+    ties = np.ascontiguousarray(np.concatenate([lay[2] for lay in layouts]))
+    tie_at = np.r_[0, np.cumsum([len(lay[2]) for lay in layouts])].astype(np.int64)
     perm, offsets = _by_stratum(np.asarray(design.unit_stratum, dtype=np.int64))
 
     def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
@@ -232,7 +234,9 @@ def units_auc_runner(parts: list[object], design: Any) -> Runner | str:
         def kernel(lo: int, hi: int) -> np.ndarray:
             out = np.empty((hi - lo, units.shape[0]))
             chunks = np.int64(min(hi - lo, 8 * numba.get_num_threads()))
-            _auc_units_kernel(units, codes, perm, offsets, k0, k1, np.int64(lo), chunks, out)
+            _auc_units_kernel(
+                units, pos, ties, tie_at, perm, offsets, k0, k1, np.int64(lo), chunks, out
+            )
             return out
 
         return _run_chunks(kernel, start, stop).reshape(stop - start, units.shape[0]), None

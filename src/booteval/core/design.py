@@ -105,6 +105,9 @@ class Design:
     unit_size : ndarray of int64 or None
         For a *compressed* design (see :meth:`compress`), how many
         interchangeable rows each unit stands for; ``None`` otherwise.
+    cell_row : ndarray of intp or None
+        For a compressed design, one row of each unit (all its rows have equal
+        keys); ``None`` otherwise.
     n_strata : int
         Number of strata (1 without strata).
     clustered : bool
@@ -119,6 +122,7 @@ class Design:
     clustered: bool
     _strata_units: tuple[np.ndarray, ...] = field(repr=False)
     unit_size: np.ndarray | None = field(default=None, repr=False)
+    cell_row: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def kind(self) -> str:
@@ -285,17 +289,21 @@ class Design:
         """
         if self.clustered or self.compressed:
             return self
-        strat = self.unit_stratum[self.unit_of_row]
-        combo = np.asarray(keys, dtype=np.int64) * self.n_strata + strat
+        if self.n_strata > 1:
+            strat = self.unit_stratum[self.unit_of_row]
+            combo = np.asarray(keys, dtype=np.int64) * self.n_strata + strat
+        else:
+            combo = np.asarray(keys)
         _, cell, size = dense_codes(combo, return_counts=True)
         n_cells = size.size
-        cell_stratum = np.zeros(n_cells, dtype=np.intp)
-        cell_stratum[cell] = strat
+        cell_row = np.empty(n_cells, dtype=np.intp)
+        cell_row[cell] = np.arange(self.n_rows, dtype=np.intp)  # any row of each cell
+        cell_stratum = strat[cell_row] if self.n_strata > 1 else np.zeros(n_cells, dtype=np.intp)
         return Design(
             n_rows=self.n_rows, n_units=n_cells, unit_of_row=cell, unit_stratum=cell_stratum,
             n_strata=self.n_strata, clustered=False,
             _strata_units=tuple(np.flatnonzero(cell_stratum == h) for h in range(self.n_strata)),
-            unit_size=size.astype(np.int64),
+            unit_size=size.astype(np.int64), cell_row=cell_row,
         )  # fmt: skip
 
 

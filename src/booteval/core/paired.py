@@ -66,13 +66,7 @@ def align(evaluators: Sequence[Evaluator], design: Design) -> list[Evaluator]:
     evs = list(evaluators)
     keys = [ev.keys for ev in evs]
     if not design.clustered and all(k is not None for k in keys):
-        joint = np.zeros(design.n_rows, dtype=np.int64)
-        for k in keys:
-            _, code = dense_codes(k)
-            joint = joint * (int(code.max()) + 1) + code
-            _, joint = dense_codes(joint)  # keep the codes small
-            joint = joint.astype(np.int64)
-        cells = design.compress(joint)
+        cells = design.compress(_joint_keys(keys, design.n_rows))
         if cells.n_units * COMPRESS_RATIO <= design.n_units:
             rebound = [ev.with_design(cells) for ev in evs]
             if all(r is not None for r in rebound):
@@ -87,6 +81,31 @@ def align(evaluators: Sequence[Evaluator], design: Design) -> list[Evaluator]:
             raise TypeError(f"{type(ev).__name__} cannot be resampled on a shared design")
         out.append(rebound_one)
     return out
+
+
+def _joint_keys(keys: Sequence[np.ndarray], n: int) -> np.ndarray:
+    """One key per row for the tuple of ``keys``, ordered as the tuples are.
+
+    Keys of small ranges (the dense codes of the sum metrics) combine in one pass each;
+    where the combined range would grow past a few times ``n``, the codes are made dense
+    again after each key.
+    """
+    joint = np.zeros(n, dtype=np.int64)
+    span = 1
+    for k in keys:
+        lo, hi = int(k.min(initial=0)), int(k.max(initial=0))
+        if span * (hi - lo + 1) > 4 * n + 2**16:  # recode: the tuples seen so far, densely
+            _, dense = dense_codes(joint)
+            joint = dense.astype(np.int64)
+            _, k = dense_codes(k)
+            span = int(joint.max(initial=0)) + 1
+            lo, hi = 0, int(k.max(initial=0))
+        joint *= hi - lo + 1
+        joint += k
+        if lo:
+            joint -= lo
+        span *= hi - lo + 1
+    return joint
 
 
 class StackedEvaluator(Evaluator):

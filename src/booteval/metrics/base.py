@@ -296,6 +296,19 @@ def unit_sums(stats: np.ndarray | sp.spmatrix, design: Design) -> np.ndarray | s
     return out if sp.issparse(out) else np.asarray(out)
 
 
+def _cell_stats(stats: np.ndarray | sp.spmatrix, design: Design) -> np.ndarray | None:
+    """A compressed design's per-cell statistics read off one row of each cell (equal
+    keys, equal statistics), without a pass over the rows; ``None`` where that could
+    differ in the last bit from summing the cell and dividing by its size, as before
+    (statistics that are not small integers), or the design is not compressed."""
+    if not design.compressed or design.cell_row is None or sp.issparse(stats):
+        return None
+    rep = np.asarray(stats, dtype=np.float64)[design.cell_row]
+    if not (np.all(rep == np.round(rep)) and np.abs(rep).max(initial=0.0) * design.n_rows < 2**52):
+        return None
+    return rep
+
+
 def in_blocks(n: int, width: int, cells: int, fn: Callable[[slice], np.ndarray]) -> np.ndarray:
     """``fn(block)`` over consecutive slices of ``range(n)``, concatenated.
 
@@ -405,23 +418,34 @@ class SumEvaluator(Evaluator):
                 design = cells
         super().__init__(design.n_rows, design.n_units, count)
         self.design = design
-        stats_u = unit_sums(stats, design)
-        if design.compressed:
-            # a cell's weight counts rows drawn from it: each adds one row's statistics
-            stats_u = (
-                sp.diags(1.0 / design.unit_size) @ stats_u
-                if sp.issparse(stats_u)
-                else stats_u / design.unit_size[:, None]
-            )
+        stats_u = _cell_stats(stats, design)
+        if stats_u is None:
+            stats_u = unit_sums(stats, design)
+            if design.compressed:
+                # a cell's weight counts rows drawn from it: each adds one row's statistics
+                stats_u = (
+                    sp.diags(1.0 / design.unit_size) @ stats_u
+                    if sp.issparse(stats_u)
+                    else stats_u / design.unit_size[:, None]
+                )
         #: statistics that one draw of each unit adds to the sums, shape (n_units, k)
         self.unit_stats = sp.csr_matrix(stats_u) if sp.issparse(stats_u) else stats_u
         self.from_sums = from_sums
-        self.total = matmul(design.original_weights(), self.unit_stats).reshape(-1)
+        self._total: np.ndarray | None = None
         self._se_from_sums = se_from_sums
         self._unit_extra = unit_extra
         self._se_cache: np.ndarray | None = None
         if se_from_sums is not None and unit_extra is not None:
             self.has_standard_error = True
+
+    @property
+    def total(self) -> np.ndarray:
+        """The statistics' sums over the original data, shape ``(k,)`` (on first use: an
+        evaluator that is only rebound to a shared design never needs them)."""
+        if self._total is None:
+            w = self.design.original_weights()
+            self._total = matmul(w, self.unit_stats).reshape(-1)
+        return self._total
 
     @property
     def _se_stats(self) -> np.ndarray:

@@ -125,9 +125,9 @@ class Accuracy(_LabelMetric):
 
     def _hits(self, y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
         if y_true.dtype.kind in "biuf" and y_pred.dtype.kind in "biuf":
-            return (y_true == y_pred).astype(float)  # numbers: equal values, equal classes
+            return y_true == y_pred  # numbers: equal values, equal classes
         _, t, p = _encode_pair(y_true, y_pred)
-        return (t == p).astype(float)
+        return t == p
 
     def bind(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
         from .regression import ratio_evaluator
@@ -148,7 +148,7 @@ class ErrorRate(Accuracy):
     greater_is_better = False
 
     def _hits(self, y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
-        return 1.0 - super()._hits(y_true, y_pred)
+        return ~super()._hits(y_true, y_pred)
 
 
 class _AveragedMetric(_ConfusionMetric):

@@ -44,10 +44,18 @@ def _value_keys(*columns: np.ndarray) -> np.ndarray | None:
     n = columns[0].size
     codes = []
     for c in columns:
-        uniq, inv = dense_codes(c)
-        if uniq.size * 4 > n:
+        if c.dtype == bool:  # the codes of False and True (of True alone: 0), directly
+            ones = int(np.count_nonzero(c))
+            size = int(ones > 0) + int(ones < n)
+            inv = c.view(np.int8) if size == 2 else np.zeros(n, dtype=np.int8)
+        else:
+            uniq, inv = dense_codes(c)
+            size = uniq.size
+        if size * 4 > n:
             return None
-        codes.append((inv, uniq.size))
+        codes.append((inv, size))
+    if len(codes) == 1:
+        return codes[0][0]
     key = np.zeros(n, dtype=np.int64)
     for inv, k in codes:
         key = key * k + inv
@@ -64,12 +72,14 @@ def ratio_evaluator(a: np.ndarray, b: np.ndarray | None, design: Design) -> Eval
     >>> ev.estimate(), ev.replicates(np.array([[3.0, 0.0, 0.0]])).tolist()
     (3.0, [1.0])
     """
-    a = np.asarray(a, dtype=float)
+    a = np.asarray(a)
     if b is None:  # a mean: the keys of the values alone
+        keys = _value_keys(a)  # before the conversion: 0/1 hits as booleans are quicker
+        a = np.asarray(a, dtype=float)
         b = np.ones_like(a)
         count = a.size
-        keys = _value_keys(a)
     else:
+        a = np.asarray(a, dtype=float)
         b = np.asarray(b, dtype=float)
         count = round(float(b.sum()))
         keys = _value_keys(a, b)
