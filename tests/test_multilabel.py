@@ -11,6 +11,7 @@ from sklearn.metrics import f1_score, recall_score
 import booteval
 from booteval import make_design
 from booteval.core.errors import InvalidInputError, UndefinedReplicateWarning
+from booteval.core.kernels import drawn_indices
 from booteval.methods.multilabel import macro_average, multilabel_ci, per_label_scores
 
 ZERO_DIVISION = {"zero": 0.0, "one": 1.0, "exclude": np.nan}
@@ -75,24 +76,23 @@ def test_instance_replicates_equal_sklearn_on_resampled_rows(metric, undefined):
         assert r.details["mean_undefined_labels"] > 0
 
 
+@pytest.mark.parametrize("engine", ["numpy", "auto"])
 @pytest.mark.parametrize("undefined", ["zero", "exclude"])
-def test_label_replicates_are_macro_averages_over_resampled_labels(undefined):
+def test_label_replicates_are_macro_averages_over_resampled_labels(undefined, engine):
+    """Each replicate is the mean over the drawn labels (the NumPy engine's unit counts,
+    or the compiled engine's draws, replicate by replicate)."""
     yt, yp = _data(n=50, n_labels=12, seed=3)
     yt[:, 2] = 0
     yp[:, 2] = 0  # no positives, no predictions: F1 undefined for label 2
     b, seed = 80, 5
-    r = multilabel_ci(
-        yt,
-        yp,
-        metric="f1",
-        resample="labels",
-        undefined=undefined,
-        n_resamples=b,
-        seed=seed,
-        method="percentile",
-    )
+    r = multilabel_ci(yt, yp, metric="f1", resample="labels", undefined=undefined,
+                      n_resamples=b, seed=seed, method="percentile", engine=engine)  # fmt: skip
+    assert r.design.endswith(", numba engine") == (engine == "auto")
     per = per_label_scores(yt, yp, "f1", undefined)
-    counts = make_design(12).unit_weights(seed, 0, b).astype(int)
+    if engine == "numpy":
+        counts = make_design(12).unit_weights(seed, 0, b).astype(int)
+    else:
+        counts = np.array([np.bincount(drawn_indices(seed, i, 12), minlength=12) for i in range(b)])
     expected = []
     for c in counts:
         drawn = np.repeat(per, c)

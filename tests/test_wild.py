@@ -10,6 +10,7 @@ import pytest
 from scipy import stats
 
 from booteval.core.errors import InvalidInputError, UndefinedReplicateWarning
+from booteval.core.wild_kernels import wild_multipliers
 from booteval.methods.wild import (
     MULTIPLIERS,
     _multipliers,
@@ -51,6 +52,56 @@ def test_multipliers_empirical_moments(name):
         assert np.unique(v).size == 2
 
 
+@pytest.mark.parametrize("name", MULTIPLIERS)
+def test_compiled_multipliers_have_the_distribution(name):
+    """The kernel's multipliers: mean 0, variance 1, the third moment of their law, the two
+    points of the two-point laws, and a standard normal for "normal"."""
+    v = np.concatenate([wild_multipliers(3, b, 20_000, name) for b in range(20)])
+    se = 1 / math.sqrt(v.size)
+    assert abs(v.mean()) < 5 * se
+    assert abs(v.var() - 1.0) < 5 * se * math.sqrt(3)
+    third = 1.0 if name == "mammen" else 0.0
+    assert abs(np.mean(v**3) - third) < 0.03
+    if name == "normal":
+        assert stats.kstest(v, "norm").pvalue > 1e-3
+    else:
+        points, probs = multiplier_support(name)
+        assert np.array_equal(np.unique(v), np.sort(points))
+        share = np.mean(v == points[0])
+        assert abs(share - probs[0]) < 5 * math.sqrt(probs[0] * probs[1] / v.size)
+
+
+def test_engines_agree_in_distribution():
+    """The compiled and the NumPy multipliers give the same bootstrap distribution (the
+    two samples of 4,000 replicates pass a two-sample KS test, and the interval ends agree
+    within Monte Carlo error)."""
+    x, y = _data(n=60, seed=8)
+    a = wild_ci(x, y, 1, n_resamples=4000, seed=1, engine="numpy")
+    c = wild_ci(x, y, 1, n_resamples=4000, seed=1)
+    assert c.design.endswith(", numba engine")
+    assert stats.ks_2samp(a.distribution, c.distribution).pvalue > 1e-3
+    half = (a.high - a.low) / 2
+    assert abs(a.low - c.low) < 0.1 * half and abs(a.high - c.high) < 0.1 * half
+
+
+def test_compiled_studentized_standard_errors_are_the_hc_formula_per_replicate():
+    x, y = _data(n=30, seed=5)
+    r = wild_ci(x, y, 1, method="studentized", n_resamples=40, seed=2, residuals="hc3",
+                multipliers="normal")  # fmt: skip
+    X = np.column_stack([np.ones_like(x), x])
+    bread = np.linalg.inv(X.T @ X)
+    h = np.einsum("ij,jk,ik->i", X, bread, X)
+    fitted = X @ (bread @ X.T @ y)
+    resid = (y - fitted) / (1 - h)
+    for i in range(20):
+        ys = fitted + resid * wild_multipliers(2, i, 30, "normal")
+        beta = bread @ X.T @ ys
+        e = ys - X @ beta
+        cov = bread @ (X.T * (e**2 / (1 - h) ** 2)) @ X @ bread
+        assert r.distribution[i] == pytest.approx(beta[1], rel=1e-10)
+        assert r.replicate_standard_errors[i] == pytest.approx(math.sqrt(cov[1, 1]), rel=1e-9)
+
+
 def test_multipliers_do_not_depend_on_batching():
     whole = _multipliers("mammen", 7, seed=5, start=0, stop=3000)
     parts = np.vstack(
@@ -60,28 +111,38 @@ def test_multipliers_do_not_depend_on_batching():
 
 
 # ------------------------------------------------------------ vectorized OLS
-def test_vectorized_ols_equals_explicit_refits():
+@pytest.mark.parametrize("engine", ["numpy", "auto"])
+@pytest.mark.parametrize("kind", MULTIPLIERS)
+def test_vectorized_ols_equals_explicit_refits(engine, kind):
+    """Each replicate is the OLS refit on fitted + rescaled residuals times that replicate's
+    multipliers: the NumPy engine's blocks, or the compiled kernel's per-replicate ones."""
     x, y = _data()
     b = 60
-    r = wild_ci(x, y, 1, n_resamples=b, seed=11, residuals="hc2")
+    r = wild_ci(x, y, 1, n_resamples=b, seed=11, residuals="hc2", engine=engine,
+                multipliers=kind)  # fmt: skip
+    assert r.design.endswith(", numba engine") == (engine == "auto")
     X = np.column_stack([np.ones_like(x), x])
     beta = np.linalg.lstsq(X, y, rcond=None)[0]
     fitted = X @ beta
     h = np.diag(X @ np.linalg.inv(X.T @ X) @ X.T)
     resid = (y - fitted) / np.sqrt(1 - h)
-    v = _multipliers("rademacher", x.size, 11, 0, b)
+    if engine == "numpy":
+        v = _multipliers(kind, x.size, 11, 0, b)
+    else:
+        v = np.array([wild_multipliers(11, i, x.size, kind) for i in range(b)])
     expected = [np.linalg.lstsq(X, fitted + resid * v[i], rcond=None)[0][1] for i in range(b)]
     np.testing.assert_allclose(r.distribution, expected, rtol=1e-10, atol=1e-12)
     assert r.estimate == pytest.approx(beta[1])
     assert r.n_resamples == b and r.seed == 11 and r.method == "percentile"
-    assert r.details["multipliers"] == "rademacher" and "wild bootstrap" in r.design
+    assert r.details["multipliers"] == kind and "wild bootstrap" in r.design
 
 
 def test_custom_fit_matches_vectorized_path_and_sklearn():
     from sklearn.linear_model import LinearRegression
 
     x, y = _data(seed=2)
-    fast = wild_ci(x, y, 1, n_resamples=80, seed=4, multipliers="mammen")
+    # a custom fit runs on the NumPy engine's multipliers
+    fast = wild_ci(x, y, 1, n_resamples=80, seed=4, multipliers="mammen", engine="numpy")
     slow = wild_ci(
         x[:, None],
         y,

@@ -51,6 +51,7 @@ STREAMS: dict[str, tuple[int, ...]] = {
     "meta.simulation": (13,),  # simulated data sets of a correlation coverage study
     "poisson": (14,),  # the key of the counter-based Poisson(1) weights (core.philox)
     "kernels.swaps": (15,),  # the compiled engine's per-permutation swap bits
+    "kernels.wild": (16,),  # the compiled engine's per-replicate wild multipliers
 }
 
 

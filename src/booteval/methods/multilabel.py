@@ -62,7 +62,6 @@ from ..core.engine import (
     check_choice,
     check_run_options,
     compiled_with,
-    engine_note,
     run_replicates,
     screen_undefined,
 )
@@ -363,12 +362,12 @@ def multilabel_ci(
         )
     # the engine's loop (batches, threads, progress); column 1 counts undefined labels
     run = _Replicates(replicate, (estimate, float(n_undef_labels)))
-    compiled = None
     if resample == "instances":  # sums of per-instance counts: the compiled sums kernel
         compiled, note = compiled_with(engine, lambda k: k.sums_runner(stats, values_of_sums))
-        notes.extend((note,) if note else ())
-    else:
-        notes.extend(engine_note(engine, run, design))  # first: a missing numba is an error
+    else:  # a weighted mean over labels, and the undefined ones: sums of per-label columns
+        per_label, of_sums = _label_sums(lab_vals, lab_undef)
+        compiled, note = compiled_with(engine, lambda k: k.sums_runner(per_label, of_sums))
+    notes.extend((note,) if note else ())
     pairs, _ = run_replicates(
         run, design, b, seed_int, opts.batch, workers=opts.workers, compiled=compiled
     )
@@ -401,6 +400,21 @@ def multilabel_ci(
         ),
     )  # fmt: skip
     return result.with_method(opts.method)
+
+
+def _label_sums(lab_vals: np.ndarray, lab_undef: np.ndarray) -> tuple[np.ndarray, Any]:
+    """Per-label columns whose weighted sums give a replicate over labels, and the map
+    from those sums to the replicate's ``(macro score, undefined labels)``."""
+    ok = np.isfinite(lab_vals)
+    cols = np.column_stack([np.where(ok, lab_vals, 0.0), ok, lab_undef]).astype(np.float64)
+
+    def values(sums: np.ndarray) -> np.ndarray:
+        tot = sums[:, 1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = np.where(tot > 0, sums[:, 0] / np.where(tot > 0, tot, 1.0), np.nan)
+        return np.column_stack([mean, sums[:, 2]])
+
+    return cols, values
 
 
 def _values_of_sums(metric: str, undefined: str) -> Any:

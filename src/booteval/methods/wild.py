@@ -87,6 +87,7 @@ import numpy as np
 from ..core.engine import (
     check_choice,
     check_run_options,
+    compiled_with,
     engine_note,
     run_replicates,
     screen_undefined,
@@ -446,8 +447,8 @@ def wild_ci(
             # (batch, p), each row summed batch-independently
             return y_star, matmul(y_star, a_mat.T)
 
-        def replicate(v: np.ndarray) -> np.ndarray:
-            vals = stats_of(betas_of(v)[1])
+        def values_of(betas: np.ndarray) -> np.ndarray:
+            vals = stats_of(betas)
             if vals.shape[1] != k:
                 raise InvalidInputError(
                     "statistic",
@@ -455,6 +456,9 @@ def wild_ci(
                     f"{vals.shape[1]}",
                 )
             return vals
+
+        def replicate(v: np.ndarray) -> np.ndarray:
+            return values_of(betas_of(v)[1])
 
         def standard_errors(v: np.ndarray) -> np.ndarray:  # HC standard errors
             y_star, betas = betas_of(v)
@@ -467,9 +471,19 @@ def wild_ci(
             est, replicate, standard_errors if want_se else None,
             thread_safe=statistic is None or isinstance(statistic, (int, np.integer)),
         )  # fmt: skip
+
+        def compiled_wild(_: Any) -> Any:  # the coefficients of fitted + sum_i v_i A_i r_i
+            from ..core.wild_kernels import wild_runner
+
+            base = matmul(fitted[None, :], a_mat.T)[0]
+            se_parts = (design, fitted, r, aj2) if want_se else None
+            return wild_runner((a_mat * r).T, base, multipliers, values_of, se_parts)
+
+        compiled, engine_text = compiled_with(engine, compiled_wild)
+        notes_engine = (engine_text,) if engine_text else ()
         reps, ses = run_replicates(
             run, _MultiplierSource(multipliers, n), b, seed_int, opts.batch, want_se=want_se,
-            workers=opts.workers,
+            workers=opts.workers, compiled=compiled,
         )  # fmt: skip
         se_hat = float(np.sqrt(resid**2 @ aj2)) if want_se else None
         fit_name = "OLS (numpy.linalg.lstsq, vectorized)"
@@ -513,13 +527,15 @@ def wild_ci(
                 out[i] = vals
             return out
 
+        notes_engine = engine_note(engine, None, _MultiplierSource(multipliers, n))
+        compiled = None
         reps, ses = run_replicates(
             _WildRun(est, refit, None, thread_safe=False), _MultiplierSource(multipliers, n),
             b, seed_int, opts.batch, workers=1,
         )  # fmt: skip
         fit_name = getattr(fit, "__name__", "custom fit")
 
-    notes: list[str] = list(engine_note(engine, None, _MultiplierSource(multipliers, n)))
+    notes: list[str] = list(notes_engine)
     if n_lev1:
         notes.append(
             f"{n_lev1} observation(s) with leverage 1 have zero residuals and zero pseudo-errors"
@@ -533,7 +549,7 @@ def wild_ci(
     )
     design_text = (
         f"wild bootstrap ({n} observations, fixed design; {multipliers} multipliers, "
-        f"{residuals} residuals)"
+        f"{residuals} residuals){', numba engine' if compiled is not None else ''}"
     )
 
     results = []
