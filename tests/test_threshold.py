@@ -19,6 +19,7 @@ from booteval import (
     InvalidInputError,
     make_design,
 )
+from booteval.core.kernels import drawn_indices
 from booteval.methods.threshold import (
     ThresholdCIResult,
     ThresholdComparisonResult,
@@ -157,10 +158,26 @@ def test_test_metric_at_thresholds_equals_sklearn_on_expanded_data(metric):
         assert threshold_metric(y, s, ti, metric=metric, weights=wi) == pytest.approx(gi)
 
 
+def _kernel_weights(seed: int, b: int, n: int, which: str) -> np.ndarray:
+    """Row counts of the compiled engine's iid draws of one set, replicates 0 .. b - 1."""
+    stream = f"kernels.threshold.{which}"
+    return np.array([np.bincount(drawn_indices(seed, i, n, stream), minlength=n)
+                     for i in range(b)], dtype=float)  # fmt: skip
+
+
+def _weights(engine: str, seed: int, b: int, n_val: int, n_test: int) -> tuple:
+    if engine == "numpy":
+        return (make_design(n_val).unit_weights(_derived_seed(seed, 0), 0, b),
+                make_design(n_test).unit_weights(_derived_seed(seed, 1), 0, b))  # fmt: skip
+    return _kernel_weights(seed, b, n_val, "val"), _kernel_weights(seed, b, n_test, "test")
+
+
+@pytest.mark.parametrize("engine", ["numpy", "auto"])
 @pytest.mark.parametrize(("rule", "target"), RULE_CASES)
-def test_every_replicate_equals_a_brute_force_two_level_recomputation(rule, target):
-    """End to end: rebuild each replicate from the designs' weights, refit by brute force,
-    score the expanded test resample with scikit-learn."""
+def test_every_replicate_equals_a_brute_force_two_level_recomputation(rule, target, engine):
+    """End to end: rebuild each replicate from the designs' weights (the NumPy engine's,
+    or the compiled engine's draws), refit by brute force, score the expanded test
+    resample with scikit-learn."""
     rng = np.random.default_rng(21)
     y_val, s_val = tied_data(rng, 40)
     y_test, s_test = tied_data(rng, 70)
@@ -177,10 +194,11 @@ def test_every_replicate_equals_a_brute_force_two_level_recomputation(rule, targ
             n_resamples=b,
             seed=seed,
             confidence_level=0.9,
+            engine=engine,
         )
+    assert r.design.endswith(", numba engine") == (engine == "auto")
     metric = _RULES[rule].metric
-    wv = make_design(40).unit_weights(_derived_seed(seed, 0), 0, b)
-    wt = make_design(70).unit_weights(_derived_seed(seed, 1), 0, b)
+    wv, wt = _weights(engine, seed, b, 40, 70)
     thresholds = np.array([brute_threshold(y_val, s_val, w, rule, target) for w in wv])
     values = np.array(
         [
@@ -220,17 +238,79 @@ def test_refit_interval_is_wider_when_the_threshold_is_unstable(rule, target, se
     assert two.refit and not one.refit
 
 
-def test_single_level_only_resamples_the_test_set():
+@pytest.mark.parametrize("engine", ["numpy", "auto"])
+def test_single_level_only_resamples_the_test_set(engine):
+    """And with the same test resamples as the two-level run."""
     rng = np.random.default_rng(3)
     y_val, s_val = draw(rng, 100)
     y_test, s_test = draw(rng, 150)
-    r = threshold_ci(
-        y_val, s_val, y_test, s_test, refit=False, n_resamples=80, seed=9, confidence_level=0.9
-    )
-    wt = make_design(150).unit_weights(_derived_seed(9, 1), 0, 80)
+    kw = dict(n_resamples=80, seed=9, confidence_level=0.9, engine=engine)
+    r = threshold_ci(y_val, s_val, y_test, s_test, refit=False, **kw)
+    _, wt = _weights(engine, 9, 80, 100, 150)
     want = [sk_metric("f1", y_test, s_test, w, r.threshold) for w in wt]
     np.testing.assert_allclose(r.distribution, want, rtol=1e-12)
     assert "single-level" in r.design
+    two = threshold_ci(y_val, s_val, y_test, s_test, **kw)
+    again = [sk_metric("f1", y_test, s_test, w, t) for w, t in zip(wt, two.thresholds, strict=True)]
+    np.testing.assert_allclose(two.distribution, again, rtol=1e-12)
+
+
+@pytest.mark.parametrize("rule", ["max_f1", "youden"])
+def test_compiled_replicates_under_clustered_and_stratified_designs(rule):
+    """Clustered validation units and stratified clusters of test rows: each replicate
+    is the brute-force refit on the drawn clusters' rows, scored by scikit-learn."""
+    from booteval.core.kernels import _by_stratum, stream_key
+    from booteval.core.threshold_kernels import _draw_units
+
+    rng = np.random.default_rng(31)
+    y_val, s_val = tied_data(rng, 60)
+    y_test, s_test = tied_data(rng, 90)
+    cv = rng.integers(0, 15, 60)
+    ct, st_ = np.arange(90) // 3, (np.arange(90) // 3) % 2
+    b, seed = 50, 6
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = threshold_ci(y_val, s_val, y_test, s_test, rule=rule, clusters_val=cv,
+                         clusters_test=ct, strata_test=st_, n_resamples=b, seed=seed,
+                         confidence_level=0.9)  # fmt: skip
+    assert r.design.endswith(", numba engine")
+    dv = make_design(60, clusters=cv)
+    dt = make_design(90, clusters=ct, strata=st_)
+
+    def row_counts(design, which, i):
+        counts = np.zeros(design.n_units, dtype=np.int64)
+        perm, offsets = _by_stratum(np.asarray(design.unit_stratum, dtype=np.int64))
+        _draw_units(counts, perm, offsets, *stream_key(seed, f"kernels.threshold.{which}"), i)
+        for h in range(design.n_strata):  # each stratum keeps its number of units
+            assert counts[design.unit_stratum == h].sum() == (design.unit_stratum == h).sum()
+        return counts[design.unit_of_row].astype(float)
+
+    thresholds = np.array([brute_threshold(y_val, s_val, row_counts(dv, "val", i), rule, None)
+                           for i in range(b)])  # fmt: skip
+    metric = _RULES[rule].metric
+    values = np.array([sk_metric(metric, y_test, s_test, row_counts(dt, "test", i), t)
+                       if not math.isnan(t) else math.nan
+                       for i, t in enumerate(thresholds)])  # fmt: skip
+    ok = np.isfinite(values) & np.isfinite(thresholds)
+    assert ok.sum() >= 30
+    np.testing.assert_allclose(r.distribution, values[ok], rtol=1e-12)
+    np.testing.assert_array_equal(r.thresholds, thresholds[ok])
+
+
+def test_engines_agree_in_distribution():
+    """The compiled and the NumPy engine draw different resamples of the same two-level
+    bootstrap: their distributions agree (means within Monte Carlo error, interval ends
+    within a tenth of the half-width)."""
+    rng = np.random.default_rng(5)
+    y_val, s_val = draw(rng, 150)
+    y_test, s_test = draw(rng, 400)
+    kw = dict(rule="max_f1", n_resamples=3000, seed=2)
+    a = threshold_ci(y_val, s_val, y_test, s_test, engine="numpy", **kw)
+    c = threshold_ci(y_val, s_val, y_test, s_test, **kw)
+    se = math.hypot(a.distribution.std(), c.distribution.std()) / math.sqrt(3000)
+    assert abs(a.distribution.mean() - c.distribution.mean()) < 4 * se
+    half = (a.high - a.low) / 2
+    assert abs(a.low - c.low) < 0.1 * half and abs(a.high - c.high) < 0.1 * half
 
 
 def test_refit_interval_not_wider_when_the_threshold_is_stable():
@@ -292,7 +372,7 @@ def test_callable_rule_equals_the_named_rule():
         return fit_threshold(y, s, rule="youden", weights=w)
 
     kw = {"n_resamples": 100, "seed": 2, "confidence_level": 0.9}
-    named = threshold_ci(y_val, s_val, y_test, s_test, rule="youden", **kw)
+    named = threshold_ci(y_val, s_val, y_test, s_test, rule="youden", engine="numpy", **kw)
     called = threshold_ci(y_val, s_val, y_test, s_test, rule=youden, metric="youden", **kw)
     np.testing.assert_array_equal(called.distribution, named.distribution)
     np.testing.assert_array_equal(called.thresholds, named.thresholds)

@@ -29,7 +29,9 @@ Kernels
   then its per-cluster sums, and a replicate draws clusters (``n_clusters`` draws);
   with strata, it draws each stratum's units from that stratum, stratum after stratum;
 * ROC-AUC, of one system or several, under any design: :mod:`booteval.core.auc_kernels`;
-* random swaps of a paired sum metric: :mod:`booteval.core.swap_kernels`.
+* random swaps of a paired sum metric: :mod:`booteval.core.swap_kernels`;
+* the two-level threshold bootstrap with a named rule: :mod:`booteval.core.threshold_kernels`;
+* the wild bootstrap of an OLS fit: :mod:`booteval.core.wild_kernels`.
 
 Other metrics (average precision, callables) and compressed cells have no kernel;
 :func:`plan` says why, and the caller uses the NumPy engine.
@@ -244,13 +246,14 @@ def stream_key(seed: int, stream: str = "kernels") -> tuple[np.uint64, np.uint64
     return np.uint64(k[0]), np.uint64(k[1])
 
 
-def drawn_indices(seed: int, b: int, n: int) -> np.ndarray:
+def drawn_indices(seed: int, b: int, n: int, stream: str = "kernels") -> np.ndarray:
     """The ``n`` draws (in ``[0, n)``, in order) of replicate ``b`` for ``seed``.
 
     For the sums kernel these are row indices; for the ROC-AUC kernel they are
-    positions in the sorted order (row ``order[p]``). For tests and debugging.
+    positions in the sorted order (row ``order[p]``); ``stream`` names another kernel's
+    draws (e.g. ``"kernels.threshold.val"``). For tests and debugging.
     """
-    k0, k1 = stream_key(seed)
+    k0, k1 = stream_key(seed, stream)
     return _draws(k0, k1, np.int64(b), np.int64(n), _reject(n))
 
 

@@ -52,6 +52,8 @@ STREAMS: dict[str, tuple[int, ...]] = {
     "poisson": (14,),  # the key of the counter-based Poisson(1) weights (core.philox)
     "kernels.swaps": (15,),  # the compiled engine's per-permutation swap bits
     "kernels.wild": (16,),  # the compiled engine's per-replicate wild multipliers
+    "kernels.threshold.val": (17, 0),  # the compiled threshold bootstrap's validation draws
+    "kernels.threshold.test": (17, 1),  # and its test draws
 }
 
 

@@ -40,16 +40,23 @@ Undefined replicates
     (``on_undefined="drop"``) or raises (``"raise"``).
 Reproducibility
     The validation and test weights come from two independent designs whose
-    seeds are derived from the one ``seed`` (the ``threshold`` stream of
-    :mod:`booteval.core.streams` at keys 0 and 1), so the result does not depend on
-    ``batch``, and ``refit=False`` uses exactly the same test resamples as ``refit=True``.
+    seeds are derived from the one ``seed``, so the result does not depend on
+    ``batch`` (or on the threads of the compiled engine), and ``refit=False`` uses
+    exactly the same test resamples as ``refit=True``. The default engine draws them
+    with the compiled kernel (:mod:`booteval.core.threshold_kernels`, on the
+    ``kernels.threshold.val`` and ``.test`` streams) for a named rule; a callable rule,
+    or ``engine="numpy"``, takes them from the ``threshold`` stream of
+    :mod:`booteval.core.streams` at keys 0 and 1. The two engines' resamples differ,
+    equally valid, for the same seed.
 Speed
-    The validation scores are sorted once; for a batch of replicates the
-    weighted cumulative counts of positives and predicted positives over the
-    candidate thresholds, arrays of shape ``(batch, n_val)``, give every
-    replicate's optimum at once. The test confusion counts at the per-replicate
-    thresholds come from one masked pass over the test weights. No
-    per-replicate Python loop unless the rule is a callable.
+    The compiled kernel takes, per replicate, one pass over the validation rows in
+    score order (the rule evaluated at the end of each tie group) and adds each drawn
+    test row to the counts at the replicate's threshold. On the NumPy engine the
+    validation scores are sorted once; for a batch of replicates the weighted
+    cumulative counts of positives and predicted positives over the candidate
+    thresholds, arrays of shape ``(batch, n_val)``, give every replicate's optimum at
+    once, and the test confusion counts come from one masked pass over the test
+    weights. No per-replicate Python loop unless the rule is a callable.
 """
 
 from __future__ import annotations
@@ -61,7 +68,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.engine import check_choice, check_run_options, engine_note
+from ..core.engine import check_choice, check_run_options
 from ..core.errors import collect_warnings
 from ..core.options import entry_point
 from ..core.validation import (
@@ -281,7 +288,7 @@ def threshold_ci(
     >>> r = threshold_ci(y_val, s_val, y_test, s_test, rule="max_f1", seed=0)
     >>> fixed = threshold_ci(y_val, s_val, y_test, s_test, rule="max_f1", seed=0, refit=False)
     >>> print(r, "|", fixed)
-    0.7299 (0.6287, 0.7551) | 0.7299 (0.7014, 0.7570)
+    0.7299 (0.6323, 0.7555) | 0.7299 (0.7016, 0.7576)
     >>> bool(r.width > fixed.width), round(r.threshold, 3)
     (True, -0.32)
     """
@@ -294,7 +301,7 @@ def threshold_ci(
         pos_label, strata_val, clusters_val, strata_test, clusters_test,
     )  # fmt: skip
     with collect_warnings() as caught:
-        run = _run(problem, opts, ["the system"])
+        run = _run(problem, opts, ["the system"], engine)
     _reemit(caught, 2)
     reps = run.values[run.defined, 0]
     est = float(run.estimates[0])
@@ -315,7 +322,7 @@ def threshold_ci(
         _recompute=IntervalRecipe(
             ("percentile", "basic", "normal", "bca"), bounds=problem.bounds,
             ties=opts.bca_ties, jackknife=LazyJackknife(jackknife),
-            notes_before=engine_note(engine),
+            notes_before=run.notes,
         ),
         rule=problem.rule.label(problem.target), target=problem.target,
         refit=problem.refit, threshold=float(run.t_hat[0]),
@@ -382,7 +389,7 @@ def threshold_compare(
     >>> y_test, a_test, b_test = draw(1000)
     >>> r = threshold_compare(y_val, a_val, b_val, y_test, a_test, b_test, seed=0)
     >>> print(r.summary(scale=100, digits=1))  # doctest: +NORMALIZE_WHITESPACE
-    f1 (threshold: max_f1, refit per resample): B - A = 4.5 (2.7, 11.1), p = 1.0e-03
+    f1 (threshold: max_f1, refit per resample): B - A = 4.5 (2.8, 10.1), p = 1.0e-03
     (bootstrap, two-sided); A 75.3, B 79.8
     """
     opts = check_run_options(
@@ -397,7 +404,7 @@ def threshold_compare(
         clusters_val, strata_test, clusters_test,
     )  # fmt: skip
     with collect_warnings() as caught:
-        run = _run(problem, opts, [f"system {name_a}", f"system {name_b}"])
+        run = _run(problem, opts, [f"system {name_a}", f"system {name_b}"], engine)
     _reemit(caught, 2)
     reps = run.values[run.defined]
     diffs = reps[:, 1] - reps[:, 0]
@@ -446,7 +453,7 @@ def threshold_compare(
         design="paired " + problem.describe_design(), distribution=freeze(diffs),
         distribution_a=freeze(np.ascontiguousarray(reps[:, 0])),
         distribution_b=freeze(np.ascontiguousarray(reps[:, 1])),
-        notes=(*engine_note(engine), *out.notes),
+        notes=(*run.notes, *out.notes),
         details=dict(out.details), rule=problem.rule.label(problem.target),
         target=problem.target, refit=problem.refit, threshold_a=float(run.t_hat[0]),
         threshold_b=float(run.t_hat[1]),

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..core.design import Design, make_design
-from ..core.engine import run_replicates, screen_undefined
+from ..core.engine import compiled_with, engine_note, run_replicates, screen_undefined
 from ..core.errors import CaughtWarning, InvalidInputError, warn
 from ..core.intervals import compute_interval
 from ..core.validation import (
@@ -50,6 +50,7 @@ class _Problem:
     design_val: Design
     design_test: Design
     reason: str | None = None
+    compiled: bool = False  # whether the compiled kernel ran the replicates
 
     @property
     def label(self) -> str:
@@ -57,14 +58,15 @@ class _Problem:
         return f"{self.metric_name} (threshold: {self.rule.label(self.target)}, {how})"
 
     def describe_design(self) -> str:
+        engine = ", numba engine" if self.compiled else ""
         if self.refit:
             return (
                 f"two-level bootstrap: validation {self.design_val.describe()}, "
-                f"test {self.design_test.describe()}"
+                f"test {self.design_test.describe()}{engine}"
             )
         return (
             f"single-level bootstrap of the test set: {self.design_test.describe()} "
-            f"(threshold fitted once on {self.design_val.n_rows} validation rows)"
+            f"(threshold fitted once on {self.design_val.n_rows} validation rows){engine}"
         )
 
     def fit(self, k: int, w: np.ndarray) -> np.ndarray:
@@ -101,16 +103,42 @@ class _Problem:
 
     # -------------------------------------------------------- replicates
     def replicates(
-        self, seed: int, n_resamples: int, batch: int, t_hat: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
+        self, seed: int, n_resamples: int, batch: int, t_hat: np.ndarray, engine: str = "numpy"
+    ) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
         """Test-set metric and threshold of every system in every replicate, through the
-        engine's loop over the two-level (validation, test) weight source."""
+        engine's loop over the two-level (validation, test) weight source, and the engine's
+        notes (``()`` where the compiled kernel ran: a named rule, engine not ``"numpy"``)."""
         n_sys = len(self.val)
         source = _TwoSetSource(self.design_val, self.design_test, self.refit, batch)
+        if self.rule.call is None:
+            compiled, note = compiled_with(engine, lambda _: self._compiled(t_hat))
+            notes = (note,) if note else ()
+        else:  # a user's rule runs in Python, on the NumPy engine
+            compiled, notes = None, engine_note(engine)
         pairs, _ = run_replicates(
-            _ThresholdRun(self, t_hat), source, n_resamples, seed, batch, workers=1
-        )
-        return pairs[:, :n_sys], pairs[:, n_sys:]
+            _ThresholdRun(self, t_hat), source, n_resamples, seed, batch, workers=1,
+            compiled=compiled,
+        )  # fmt: skip
+        self.compiled = compiled is not None
+        return pairs[:, :n_sys], pairs[:, n_sys:], notes
+
+    def _compiled(self, t_hat: np.ndarray) -> Any:
+        from ..core.threshold_kernels import threshold_runner
+
+        def values_of(t: np.ndarray, counts: np.ndarray) -> np.ndarray:
+            out = np.empty((t.shape[0], 2 * t.shape[1]))
+            out[:, t.shape[1] :] = t
+            with np.errstate(divide="ignore", invalid="ignore"):
+                for k in range(t.shape[1]):
+                    v = np.asarray(self.metric_fn(*counts[:, k].T), dtype=float)
+                    out[:, k] = np.where(np.isnan(t[:, k]), np.nan, v)
+            return out
+
+        return threshold_runner(
+            self.rule.name, self.target, self.design_val, self.val, self.design_test,
+            self.test[0].pos, [t.scores for t in self.test], None if self.refit else t_hat,
+            values_of,
+        )  # fmt: skip
 
     def replicate_pairs(self, weights: np.ndarray, t_hat: np.ndarray) -> np.ndarray:
         """``(values | thresholds)`` of a batch of two-level weights, shape ``(batch, 2K)``."""
@@ -202,6 +230,7 @@ class _Run:
     thresholds: np.ndarray
     defined: np.ndarray
     n_undefined: int
+    notes: tuple[str, ...] = ()  # the engine's
 
 
 def _setup(
@@ -272,7 +301,7 @@ class _ThresholdRun:
             return self._problem.replicate_pairs(weights, self._t_hat)
 
 
-def _run(problem: _Problem, opts: Any, names: list[str]) -> _Run:
+def _run(problem: _Problem, opts: Any, names: list[str], engine: str = "numpy") -> _Run:
     if opts.method == "studentized":
         raise InvalidInputError(
             "method",
@@ -300,7 +329,9 @@ def _run(problem: _Problem, opts: Any, names: list[str]) -> _Run:
     n_max = max(problem.design_val.n_rows, problem.design_test.n_rows, 1)
     batch = opts.batch or max(1, min(opts.n_resamples, (1 << 20) // n_max))
     with np.errstate(divide="ignore", invalid="ignore"):
-        values, thresholds = problem.replicates(opts.seed, opts.n_resamples, batch, t_hat)
+        values, thresholds, notes = problem.replicates(
+            opts.seed, opts.n_resamples, batch, t_hat, engine
+        )
     defined = np.isfinite(values).all(axis=1) & ~np.isnan(thresholds).any(axis=1)
     n_undefined = screen_undefined(
         defined, f"{problem.label}", opts.on_undefined, reason=problem.reason,
@@ -308,7 +339,7 @@ def _run(problem: _Problem, opts: Any, names: list[str]) -> _Run:
         "threshold meeting the target, or when the test metric's denominator is zero; with a "
         "small validation set, strata_val=y_val keeps both classes in every resample.",
     )  # fmt: skip
-    return _Run(problem, opts, est, t_hat, values, thresholds, defined, n_undefined)
+    return _Run(problem, opts, est, t_hat, values, thresholds, defined, n_undefined, notes)
 
 
 def _interval(

@@ -65,10 +65,13 @@ available with per-replicate HC standard errors (HC0/HC2/HC3 following
 
 Reproducibility
 ---------------
-Multipliers are drawn in blocks of a size that depends only on ``n``; block
-``j`` uses the ``wild`` stream of :mod:`booteval.core.streams` at key ``j``. Replicate ``b`` is
-therefore the same for any ``batch``, and a run of ``B`` replicates is a prefix
-of any longer run with the same seed.
+With the default OLS fit, the default engine draws each replicate's multipliers in
+the compiled kernel (:mod:`booteval.core.wild_kernels`, the ``kernels.wild`` stream,
+one generator per replicate). With a custom ``fit``, or ``engine="numpy"``, multipliers
+are drawn in blocks of a size that depends only on ``n``; block ``j`` uses the ``wild``
+stream of :mod:`booteval.core.streams` at key ``j``. Either way replicate ``b`` is the
+same for any ``batch`` and number of threads, and a run of ``B`` replicates is a prefix
+of any longer run with the same seed; the two engines' multipliers differ.
 
 Interval methods: ``"percentile"`` (default), ``"basic"``, ``"normal"``, and
 ``"studentized"`` for an integer coefficient statistic of the default OLS fit.
