@@ -22,13 +22,11 @@ from numba import njit, prange
 from .kernels import (
     _CACHE,
     Runner,
-    _bounded,
     _by_stratum,
     _compile_notice,
     _count_draws,
-    _rejection,
+    _draw_units,
     _run_chunks,
-    _seed_state,
     stream_key,
 )
 
@@ -135,14 +133,7 @@ def _auc_units_kernel(
         counts = np.zeros(perm.shape[0], dtype=np.int32)
         w = np.zeros(n, dtype=np.int32)
         for r in range(c * nb // chunks, (c + 1) * nb // chunks):
-            s0, s1, s2, s3 = _seed_state(k0, k1, start + r)
-            buf, have = np.uint64(0), False
-            for g in range(offsets.shape[0] - 1):
-                lo = offsets[g]
-                nn, reject = _rejection(offsets[g + 1] - lo)
-                for _ in range(offsets[g + 1] - lo):
-                    idx, s0, s1, s2, s3, buf, have = _bounded(s0, s1, s2, s3, buf, have, nn, reject)
-                    counts[perm[lo + idx]] += 1
+            _draw_units(counts, perm, offsets, k0, k1, start + r)
             for s in range(n_sys):
                 total = np.int64(0)
                 for i in range(n):

@@ -180,6 +180,19 @@ def _count_draws(counts, k0, k1, b):  # pragma: no cover - compiled
         counts[idx] += 1
 
 
+@njit(cache=_CACHE)
+def _draw_units(counts, perm, offsets, k0, k1, b):  # pragma: no cover - compiled
+    """Add replicate ``b``'s draws of units (stratum after stratum) to ``counts``."""
+    s0, s1, s2, s3 = _seed_state(k0, k1, b)
+    buf, have = np.uint64(0), False
+    for g in range(offsets.shape[0] - 1):
+        lo = offsets[g]
+        nn, reject = _rejection(offsets[g + 1] - lo)
+        for _ in range(offsets[g + 1] - lo):
+            idx, s0, s1, s2, s3, buf, have = _bounded(s0, s1, s2, s3, buf, have, nn, reject)
+            counts[perm[lo + idx]] += 1
+
+
 @njit(parallel=True, cache=_CACHE)
 def _sum_kernel(stats, k0, k1, start, out):  # pragma: no cover - compiled
     """``out[r] = sum over replicate start + r's draws i of stats[i]`` (in draw order)."""

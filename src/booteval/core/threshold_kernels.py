@@ -29,6 +29,7 @@ from .kernels import (
     _bounded,
     _by_stratum,
     _compile_notice,
+    _draw_units,
     _rejection,
     _run_chunks,
     _seed_state,
@@ -39,19 +40,6 @@ __all__ = ["RULES", "threshold_runner"]
 
 #: the named rules, by their codes in the kernel
 RULES = {"max_f1": 0, "youden": 1, "precision_at_recall": 2, "recall_at_precision": 3}
-
-
-@njit(cache=_CACHE)
-def _draw_units(counts, perm, offsets, k0, k1, b):  # pragma: no cover - compiled
-    """Add replicate ``b``'s draws of units (stratum after stratum) to ``counts``."""
-    s0, s1, s2, s3 = _seed_state(k0, k1, b)
-    buf, have = np.uint64(0), False
-    for g in range(offsets.shape[0] - 1):
-        lo = offsets[g]
-        nn, reject = _rejection(offsets[g + 1] - lo)
-        for _ in range(offsets[g + 1] - lo):
-            idx, s0, s1, s2, s3, buf, have = _bounded(s0, s1, s2, s3, buf, have, nn, reject)
-            counts[perm[lo + idx]] += 1
 
 
 @njit(cache=_CACHE)
