@@ -116,8 +116,8 @@ class _Problem:
         else:  # a user's rule runs in Python, on the NumPy engine
             compiled, notes = None, engine_note(engine)
         pairs, _ = run_replicates(
-            _ThresholdRun(self, t_hat), source, n_resamples, seed, batch, workers=1,
-            compiled=compiled,
+            _ThresholdRun(self, t_hat), source, n_resamples, seed, batch,
+            workers=None if compiled is not None else 1, compiled=compiled,
         )  # fmt: skip
         self.compiled = compiled is not None
         return pairs[:, :n_sys], pairs[:, n_sys:], notes
