@@ -22,9 +22,9 @@ from numba import njit, prange
 from .kernels import (
     _CACHE,
     Runner,
-    _by_stratum,
     _compile_notice,
     _count_draws,
+    _design_units,
     _draw_units,
     _run_chunks,
     stream_key,
@@ -216,7 +216,7 @@ def units_auc_runner(parts: list[object], design: Any) -> Runner | str:
     pos = np.ascontiguousarray(np.stack([lay[1] for lay in layouts]))
     ties = np.ascontiguousarray(np.concatenate([lay[2] for lay in layouts]))
     tie_at = np.r_[0, np.cumsum([len(lay[2]) for lay in layouts])].astype(np.int64)
-    perm, offsets = _by_stratum(np.asarray(design.unit_stratum, dtype=np.int64))
+    perm, offsets = _design_units(design)
 
     def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
         k0, k1 = stream_key(seed)

@@ -375,6 +375,12 @@ def _by_stratum(strata: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order, np.r_[0, np.cumsum(np.bincount(strata))].astype(np.int64)
 
 
+def _design_units(design: object) -> tuple[np.ndarray, np.ndarray]:
+    """A design's units grouped by stratum, and where each stratum starts (the layout
+    :func:`_draw_units` draws from)."""
+    return _by_stratum(np.asarray(design.unit_stratum, dtype=np.int64))  # type: ignore[attr-defined]
+
+
 def _kernel_sums(
     stats: np.ndarray, strata: np.ndarray | None = None
 ) -> Callable[[int, int, int], np.ndarray]:

@@ -6,8 +6,10 @@ system, takes one pass over its validation rows in decreasing score order, accum
 the weighted positives and rows; at the end of each tie group it evaluates the rule's
 objective exactly as the NumPy engine does (the same floating-point operations on the
 same integer counts), keeping the first best: the highest threshold among equal optima.
-It then draws the test units and adds each drawn row to the confusion counts of every
-system at that system's threshold, with no pass over the undrawn rows.
+It then draws the test units: under an iid test design each drawn row is added to the
+confusion counts of every system at that system's threshold as it is drawn; otherwise the
+drawn units are counted and one pass over the test rows weighs each row by its unit's
+count.
 
 Validation and test draws come from two xoshiro256++ generators per replicate
 (:mod:`booteval.core.kernels`), keyed on the ``kernels.threshold.val`` and
@@ -27,8 +29,8 @@ from .kernels import (
     _CACHE,
     Runner,
     _bounded,
-    _by_stratum,
     _compile_notice,
+    _design_units,
     _draw_units,
     _rejection,
     _run_chunks,
@@ -159,11 +161,6 @@ def _threshold_kernel(  # pragma: no cover - compiled
                 out_c[r, k, 3] = float(total - p - fp)
 
 
-def _units(design: Any) -> tuple[np.ndarray, np.ndarray]:
-    """A design's units grouped by stratum, and where each stratum starts."""
-    return _by_stratum(np.asarray(design.unit_stratum, dtype=np.int64))
-
-
 def threshold_runner(
     rule: str, target: float | None, design_val: Any, val: list[Any], design_test: Any,
     test_pos: np.ndarray, test_scores: list[np.ndarray], t_fixed: np.ndarray | None,
@@ -176,10 +173,22 @@ def threshold_runner(
     the thresholds fitted once (``None`` to refit per replicate). ``values_of(t, counts)``
     maps the thresholds ``(batch, K)`` and the test counts ``(batch, K, 4)`` to the
     replicate values ``(batch, 2 K)``.
+
+    Examples
+    --------
+    >>> from booteval.design import make_design
+    >>> from booteval.methods.threshold_fit import _Sorted
+    >>> y, s = np.array([0, 0, 1, 1]), np.array([0.1, 0.4, 0.35, 0.8])
+    >>> val = [_Sorted.build(y.astype(bool), s)]
+    >>> run = threshold_runner("youden", None, make_design(4), val, make_design(4), y, [s],
+    ...                        None, lambda t, counts: t)  # the thresholds alone
+    >>> thresholds, _ = run(0, 0, 50, False)
+    >>> bool(np.all(np.isnan(thresholds) | np.isin(thresholds, s)))  # a validation score
+    True
     """
     n_sys = len(test_scores)
     if t_fixed is None:
-        v_perm, v_off = _units(design_val)
+        v_perm, v_off = _design_units(design_val)
         u_row = np.asarray(design_val.unit_of_row, dtype=np.int64)
         pos_rows = np.asarray(val[0].pos, dtype=np.float64)
         v_upos = np.bincount(u_row, weights=pos_rows, minlength=design_val.n_units)
@@ -195,7 +204,7 @@ def threshold_runner(
         v_upos = v_urows = v_values = np.zeros(0)
         v_units, v_pos = np.zeros((n_sys, 0), np.int64), np.zeros((n_sys, 0))
         v_ends, v_end_at = np.zeros(0, np.int64), np.zeros(n_sys + 1, np.int64)
-    t_perm, t_off = _units(design_test)
+    t_perm, t_off = _design_units(design_test)
     n_test = len(test_pos)
     t_rank = np.empty((n_test, n_sys), dtype=np.int64)
     t_neg = np.empty((n_sys, n_test))

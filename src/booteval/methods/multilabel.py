@@ -67,7 +67,7 @@ from ..core.engine import (
 )
 from ..core.errors import InvalidInputError
 from ..core.options import entry_point
-from ..metrics.base import matmul
+from ..metrics.base import matmul, safe_divide
 from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze
 
 __all__ = [
@@ -408,11 +408,8 @@ def _label_sums(lab_vals: np.ndarray, lab_undef: np.ndarray) -> tuple[np.ndarray
     ok = np.isfinite(lab_vals)
     cols = np.column_stack([np.where(ok, lab_vals, 0.0), ok, lab_undef]).astype(np.float64)
 
-    def values(sums: np.ndarray) -> np.ndarray:
-        tot = sums[:, 1]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            mean = np.where(tot > 0, sums[:, 0] / np.where(tot > 0, tot, 1.0), np.nan)
-        return np.column_stack([mean, sums[:, 2]])
+    def values(sums: np.ndarray) -> np.ndarray:  # NaN where no drawn label is defined
+        return np.column_stack([safe_divide(sums[:, 0], sums[:, 1], np.nan), sums[:, 2]])
 
     return cols, values
 
