@@ -221,14 +221,19 @@ def test_estimate_and_jackknife_unchanged(scores: np.ndarray) -> None:
     ("data", "kwargs", "reason"),
     [
         (
-            (np.arange(40) % 2, np.arange(40.0) % 9),
-            {"metric": "average_precision", "strata": np.arange(40) % 2},
-            "stratified designs for sum and ROC-AUC metrics only",
+            (np.arange(40.0) % 7,),
+            {"metric": lambda x: float(np.median(x)), "strata": np.arange(40) % 2},
+            "stratified designs for sum, ROC-AUC and rank metrics only",
         ),
         (
-            (np.arange(40) % 2, np.arange(40.0) % 9),
-            {"metric": "average_precision", "clusters": np.arange(40) // 4},
-            "clustered designs for sum and ROC-AUC metrics only",
+            (np.arange(40.0) % 7,),
+            {"metric": lambda x: float(np.median(x)), "clusters": np.arange(40) // 4},
+            "clustered designs for sum, ROC-AUC and rank metrics only",
+        ),
+        (
+            (np.arange(40.0) % 9, np.arange(40.0) % 7),
+            {"metric": "kendall", "method": "studentized", "n_inner": 5},
+            "nested bootstrap",
         ),
         ((np.arange(40) % 2,), {}, "compressed"),
         ((np.arange(40) % 2, np.arange(40) % 3 == 0), {"metric": "accuracy"}, "compressed"),

@@ -30,7 +30,7 @@ from .kernels import (
     stream_key,
 )
 
-__all__ = ["auc_bounds", "auc_runner", "units_auc_runner"]
+__all__ = ["auc_bounds", "auc_runner", "single", "units_auc_runner"]
 
 
 @njit(parallel=True, cache=_CACHE)
@@ -148,7 +148,7 @@ def auc_runner(ev: object, design: Any) -> Runner | str:
     otherwise over its units."""
     if design.kind == "iid":
         return _sorted_auc_runner(ev)
-    return _single(units_auc_runner([ev], design))
+    return single(units_auc_runner([ev], design))
 
 
 def auc_bounds(ev: object) -> np.ndarray:
@@ -236,7 +236,7 @@ def units_auc_runner(parts: list[object], design: Any) -> Runner | str:
     return run
 
 
-def _single(runner: Runner | str) -> Runner | str:
+def single(runner: Runner | str) -> Runner | str:
     """A runner of one system's values as a vector (from a ``(batch, 1)`` runner)."""
     if isinstance(runner, str):
         return runner

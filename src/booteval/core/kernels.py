@@ -29,11 +29,13 @@ Kernels
   then its per-cluster sums, and a replicate draws clusters (``n_clusters`` draws);
   with strata, it draws each stratum's units from that stratum, stratum after stratum;
 * ROC-AUC, of one system or several, under any design: :mod:`booteval.core.auc_kernels`;
+* Spearman's rho, Kendall's tau-b and average precision, of one system or several, under
+  any design: :mod:`booteval.core.rank_kernels`;
 * random swaps of a paired sum metric: :mod:`booteval.core.swap_kernels`;
 * the two-level threshold bootstrap with a named rule: :mod:`booteval.core.threshold_kernels`;
 * the wild bootstrap of an OLS fit: :mod:`booteval.core.wild_kernels`.
 
-Other metrics (average precision, callables) and compressed cells have no kernel;
+Callables and compressed cells have no kernel;
 :func:`plan` says why, and the caller uses the NumPy engine.
 """
 
@@ -327,7 +329,7 @@ def plan(evaluator: object, design: object) -> Runner | str:
     or the reason there is no compiled kernel for it."""
     from ..metrics.base import SumEvaluator
     from ..metrics.ranking import AucEvaluator
-    from . import auc_kernels  # its kernels build on this module's generator
+    from . import auc_kernels, rank_kernels  # their kernels build on this module's generator
 
     d = getattr(evaluator, "design", None) or design
     if d.compressed:
@@ -345,6 +347,8 @@ def plan(evaluator: object, design: object) -> Runner | str:
     if parts is not None:
         if all(isinstance(part, AucEvaluator) for part in parts):
             return auc_kernels.units_auc_runner(parts, d)
+        if all(_rank_statistic(part) for part in parts):
+            return rank_kernels.rank_runner(parts, d)
         return _stacked_runner(parts, strata)
     shift, ev = _unshift(evaluator)
     if ev is not evaluator:
@@ -354,9 +358,18 @@ def plan(evaluator: object, design: object) -> Runner | str:
         return _sum_runner(ev, shift, strata)
     if isinstance(ev, AucEvaluator):  # rows in sorted order when iid, else by unit
         return auc_kernels.auc_runner(ev, d)
+    if _rank_statistic(ev):  # Spearman, Kendall, average precision: by unit
+        return auc_kernels.single(rank_kernels.rank_runner([ev], d))
     if d.kind != "iid":
-        return f"the compiled engine covers {d.kind} designs for sum and ROC-AUC metrics only"
+        return f"the compiled engine covers {d.kind} designs for sum, ROC-AUC and rank metrics only"
     return "the compiled engine has no kernel for this statistic yet"
+
+
+def _rank_statistic(ev: object) -> bool:
+    """Whether ``ev`` declares a statistic of :mod:`booteval.core.rank_kernels`."""
+    from .rank_kernels import RANK_STATISTICS
+
+    return getattr(ev, "compiled_statistic", None) in RANK_STATISTICS
 
 
 def _unshift(ev: object) -> tuple[float, object]:

@@ -279,6 +279,9 @@ class _RankEvaluator(RowLevelEvaluator):
 
 
 class _SpearmanEvaluator(_RankEvaluator):
+    #: the compiled engine's statistic (:mod:`booteval.core.rank_kernels`)
+    compiled_statistic: ClassVar[str] = "spearman"
+
     @staticmethod
     def _centred_ranks(
         groups: _TieGroups, w: np.ndarray, w_tot: np.ndarray
@@ -349,6 +352,8 @@ class _SpearmanEvaluator(_RankEvaluator):
 
 
 class _KendallEvaluator(_RankEvaluator):
+    compiled_statistic: ClassVar[str] = "kendall"
+
     def __init__(self, x: np.ndarray, y: np.ndarray, design: Design) -> None:
         super().__init__(x, y, design)
         self.rx = self.gx.group_of_row.astype(np.int64)

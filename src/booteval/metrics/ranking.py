@@ -293,6 +293,9 @@ class AucEvaluator(_RankingEvaluator):
 
 
 class _ApEvaluator(_RankingEvaluator):
+    #: the compiled engine's statistic (:mod:`booteval.core.rank_kernels`)
+    compiled_statistic: ClassVar[str] = "average_precision"
+
     _stat = staticmethod(_ap_from_groups)
 
     def jackknife(self) -> np.ndarray:

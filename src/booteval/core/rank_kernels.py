@@ -1,0 +1,319 @@
+"""The compiled engine's kernels for Spearman's rho, Kendall's tau-b and average precision
+(see :mod:`booteval.core.kernels` for the draws).
+
+A replicate draws the design's units (rows or clusters, within strata) once, as the
+ROC-AUC kernel does (:mod:`booteval.core.auc_kernels`); each system then takes one pass
+over its rows in a layout fixed by the data, every row weighing its unit's count. The
+statistics are those of the NumPy engine's evaluators on the same weights:
+
+* **Spearman**: each tie group's average rank of the expanded data, centred, is
+  ``(rows before the group) + (the group's weight) / 2 - W / 2`` (halves, exact), then the
+  weighted Pearson correlation of the ranks; one pass to sum the groups' weights, one over
+  the groups and one over the rows.
+* **Kendall's tau-b**: rows in increasing ``x`` (ties by increasing ``y``); the
+  concordant pairs ``A`` come from a Fenwick tree over the ranks of ``y``, which holds
+  the weights of the earlier ``x`` groups; ``C - D = 2 A + (S_y - S_xy) / 2 - (W^2 -
+  S_x) / 2`` with ``S`` the sums of squared tie-group weights. Exact integers, O(n log n).
+* **average precision**: the groups of tied scores in decreasing order; precision at each
+  group times its positive weight, over the total positive weight.
+
+The inline statistics take weights already in their layout's order, so any weight source
+(the units of a design, or the cells of a crossed design) can use them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from .kernels import (
+    _CACHE,
+    Runner,
+    _compile_notice,
+    _design_units,
+    _draw_units,
+    _run_chunks,
+    stream_key,
+)
+
+__all__ = ["RANK_STATISTICS", "rank_layout", "rank_runner", "rank_values"]
+
+#: the statistics these kernels compute, by the name evaluators give in ``compiled_statistic``
+RANK_STATISTICS: tuple[str, ...] = ("spearman", "kendall", "average_precision")
+
+
+@njit(cache=_CACHE, inline="always")
+def _spearman(w, gx, gy, wx, wy):  # pragma: no cover - compiled
+    """Spearman's rho of rows weighing ``w`` (row order); ``gx``/``gy`` are each row's tie
+    group of ``x``/``y`` (increasing value), ``wx``/``wy`` zeroed scratch of their
+    groups' sizes (left zeroed). NaN where a variable is constant on the drawn rows."""
+    total = np.int64(0)
+    for i in range(w.shape[0]):
+        wi = w[i]
+        wx[gx[i]] += wi
+        wy[gy[i]] += wi
+        total += wi
+    half = 0.5 * float(total)
+    vx = _centre_ranks(wx, half)
+    vy = _centre_ranks(wy, half)
+    cov = 0.0
+    for i in range(w.shape[0]):
+        cov += float(w[i]) * wx[gx[i]] * wy[gy[i]]
+    wx[:] = 0.0
+    wy[:] = 0.0
+    if total == 0 or not (vx > 0.0 and vy > 0.0):
+        return np.nan
+    return min(1.0, max(-1.0, cov / np.sqrt(vx * vy)))
+
+
+@njit(cache=_CACHE, inline="always")
+def _centre_ranks(wg, half):  # pragma: no cover - compiled
+    """Replace each group's weight by its centred average rank; return sum weight * rank^2."""
+    before = 0.0
+    var = 0.0
+    for g in range(wg.shape[0]):
+        s = wg[g]
+        r = before + 0.5 * s - half
+        var += s * r * r
+        before += s
+        wg[g] = r
+    return var
+
+
+@njit(cache=_CACHE, inline="always")
+def _kendall(w, ry, xnew, xynew, tree, wy):  # pragma: no cover - compiled
+    """Kendall's tau-b of rows weighing ``w``, in increasing ``x`` (ties by increasing
+    ``y``): ``ry`` the dense rank of ``y`` (from 1), ``xnew``/``xynew`` 1 where an ``x`` /
+    ``(x, y)`` tie group starts. ``tree`` (Fenwick, length ``G_y + 1``) and ``wy``
+    (length ``G_y + 1``) are zeroed scratch, left zeroed. NaN where a variable is
+    constant on the drawn rows."""
+    n = w.shape[0]
+    g_y = tree.shape[0] - 1
+    conc = np.int64(0)
+    total = np.int64(0)
+    sx2 = np.int64(0)
+    sxy2 = np.int64(0)
+    start = 0
+    while start < n:
+        stop = start + 1
+        while stop < n and xnew[stop] == 0:
+            stop += 1
+        # pairs with every earlier x group: weight below this row's y
+        gx_w = np.int64(0)
+        run = np.int64(0)
+        for p in range(start, stop):
+            wp = np.int64(w[p])
+            if xynew[p]:
+                sxy2 += run * run
+                run = np.int64(0)
+            run += wp
+            gx_w += wp
+            if wp != 0:
+                k = ry[p] - 1
+                below = np.int64(0)
+                while k > 0:
+                    below += tree[k]
+                    k -= k & -k
+                conc += wp * below
+        sxy2 += run * run
+        sx2 += gx_w * gx_w
+        total += gx_w
+        for p in range(start, stop):
+            wp = np.int64(w[p])
+            if wp != 0:
+                wy[ry[p]] += wp
+                k = ry[p]
+                while k <= g_y:
+                    tree[k] += wp
+                    k += k & -k
+        start = stop
+    sy2 = np.int64(0)
+    for g in range(wy.shape[0]):
+        sy2 += wy[g] * wy[g]
+        wy[g] = 0
+    tree[:] = 0
+    w2 = float(total) * float(total)
+    ux = w2 - float(sx2)
+    uy = w2 - float(sy2)
+    if not (ux > 0.0 and uy > 0.0):
+        return np.nan
+    cd = 2.0 * float(conc) + 0.5 * float(sy2 - sxy2) - 0.5 * ux
+    return min(1.0, max(-1.0, cd / np.sqrt(ux * uy * 0.25)))
+
+
+@njit(cache=_CACHE, inline="always")
+def _average_precision(w, pos, gnew):  # pragma: no cover - compiled
+    """Average precision of positions weighing ``w`` in increasing score order (positives
+    first within a tie group; ``gnew`` 1 where a group starts), over the groups in
+    decreasing order. NaN without a drawn positive."""
+    tp = 0.0
+    seen = 0.0
+    num = 0.0
+    pg = 0.0
+    ng = 0.0
+    for p in range(w.shape[0] - 1, -1, -1):
+        wp = float(w[p])
+        if pos[p]:
+            pg += wp
+        else:
+            ng += wp
+        if gnew[p]:
+            tp += pg
+            seen += pg + ng
+            if seen > 0.0:
+                num += pg * (tp / seen)
+            pg = 0.0
+            ng = 0.0
+    return num / tp if tp > 0.0 else np.nan
+
+
+@njit(parallel=True, cache=_CACHE)
+def _rank_units_kernel(
+    kind, units, a, b, c, sizes, perm, offsets, k0, k1, start, chunks, out
+):  # pragma: no cover - compiled
+    """Statistic ``kind`` (0 Spearman, 1 Kendall, 2 average precision) of one or several
+    systems, drawing the design's units once per replicate (as the ROC-AUC units kernel).
+
+    System ``s`` reads its rows in its layout's order: position ``i`` weighs
+    ``counts[units[s, i]]``; ``a``, ``b``, ``c`` are its layout (see :func:`rank_layout`)
+    and ``sizes[s]`` its scratch sizes (tie groups of ``x`` and of ``y``).
+    """
+    n_sys, n = units.shape
+    nb = out.shape[0]
+    gmax = 1
+    for s in range(n_sys):
+        gmax = max(gmax, sizes[s, 0] + 1, sizes[s, 1] + 1)
+    for ch in prange(chunks):
+        counts = np.zeros(perm.shape[0], dtype=np.int32)
+        w = np.zeros(n, dtype=np.int64)
+        fx = np.zeros(gmax, dtype=np.float64)
+        fy = np.zeros(gmax, dtype=np.float64)
+        tree = np.zeros(gmax, dtype=np.int64)
+        wy = np.zeros(gmax, dtype=np.int64)
+        for r in range(ch * nb // chunks, (ch + 1) * nb // chunks):
+            _draw_units(counts, perm, offsets, k0, k1, start + r)
+            for s in range(n_sys):
+                for i in range(n):
+                    w[i] = counts[units[s, i]]
+                out[r, s] = _layout_statistic(kind, w, a[s], b[s], c[s], sizes[s], fx, fy, tree, wy)
+            counts[:] = 0
+
+
+@njit(cache=_CACHE, inline="always")
+def _layout_statistic(kind, w, a, b, c, size, fx, fy, tree, wy):  # pragma: no cover - compiled
+    if kind == 0:
+        return _spearman(w, a, b, fx[: size[0]], fy[: size[1]])
+    if kind == 1:
+        return _kendall(w, a, b, c, tree[: size[1] + 1], wy[: size[1] + 1])
+    return _average_precision(w, a, b)
+
+
+@njit(cache=_CACHE)
+def _values_kernel(kind, w, a, b, c, size):  # pragma: no cover - compiled
+    """The statistic of one system for given weights (``w`` per position of the layout)."""
+    g = max(size[0], size[1]) + 1
+    fx = np.zeros(g, dtype=np.float64)
+    fy = np.zeros(g, dtype=np.float64)
+    tree = np.zeros(g, dtype=np.int64)
+    wy = np.zeros(g, dtype=np.int64)
+    out = np.empty(w.shape[0])
+    for r in range(w.shape[0]):
+        out[r] = _layout_statistic(kind, w[r], a, b, c, size, fx, fy, tree, wy)
+    return out
+
+
+def rank_layout(ev: Any) -> tuple[np.ndarray, ...]:
+    """``(row_of_position, a, b, c, sizes)``: the order in which the kernel reads an
+    evaluator's rows and its layout arrays (int64), with the scratch sizes.
+
+    Spearman reads rows in order (``a``, ``b``: tie groups of ``x`` and ``y``); Kendall
+    in increasing ``x`` then ``y`` (``a``: dense rank of ``y`` from 1, ``b``/``c``: where
+    ``x`` and ``(x, y)`` groups start); average precision in increasing score, positives
+    first within a group (``a``: positive, ``b``: where a group starts).
+    """
+    kind = ev.compiled_statistic
+    if kind == "spearman":
+        gx, gy = ev.gx, ev.gy
+        rows = np.arange(gx.group_of_row.shape[0], dtype=np.int64)
+        a = gx.group_of_row.astype(np.int64)
+        b = gy.group_of_row.astype(np.int64)
+        c = np.zeros(0, dtype=np.int64)
+        sizes = (gx.n_groups, gy.n_groups)
+    elif kind == "kendall":
+        rx = ev.gx.group_of_row.astype(np.int64)
+        ry = ev.gy.group_of_row.astype(np.int64)
+        rows = np.lexsort((ry, rx)).astype(np.int64)
+        sx, sy = rx[rows], ry[rows]
+        a = sy + 1
+        b = np.r_[1, sx[1:] != sx[:-1]].astype(np.int64)
+        c = (b | np.r_[1, sy[1:] != sy[:-1]]).astype(np.int64)
+        sizes = (ev.gx.n_groups, ev.gy.n_groups)
+    else:
+        g = ev.groups
+        rows = np.asarray(g.order, dtype=np.int64)
+        grp = np.asarray(g.group_of_row)[rows]
+        a = np.asarray(g.pos, dtype=np.int64)[rows]
+        b = np.r_[1, grp[1:] != grp[:-1]].astype(np.int64)
+        c = np.zeros(0, dtype=np.int64)
+        sizes = (g.n_groups, 0)
+    return rows, a, b, c, np.array(sizes, dtype=np.int64)
+
+
+def _kind(ev: Any) -> int:
+    return RANK_STATISTICS.index(ev.compiled_statistic)
+
+
+def rank_values(ev: Any, row_weights: np.ndarray) -> np.ndarray:
+    """The compiled statistic of ``ev`` for each row of integer ``row_weights`` (rows in
+    the data's order): for tests against the NumPy evaluators.
+
+    Examples
+    --------
+    >>> import booteval as be
+    >>> from booteval.core.design import make_design
+    >>> ev = be.get_metric("kendall").bind(([1.0, 2.0, 3.0, 4.0], [1.0, 3.0, 2.0, 4.0]),
+    ...                                    make_design(4))
+    >>> float(rank_values(ev, np.ones((1, 4), dtype=np.int64))[0])  # doctest: +ELLIPSIS
+    0.666...
+    """
+    rows, a, b, c, sizes = rank_layout(ev)
+    w = np.ascontiguousarray(np.asarray(row_weights, dtype=np.int64)[:, rows])
+    return _values_kernel(np.int64(_kind(ev)), w, a, b, c, sizes)
+
+
+def rank_runner(parts: list[Any], design: Any) -> Runner | str:
+    """The statistic of each evaluator in ``parts`` (all of one kind of
+    :data:`RANK_STATISTICS`) on shared draws of ``design``'s units: values of shape
+    ``(batch, len(parts))``."""
+    kinds = {part.compiled_statistic for part in parts}
+    if len(kinds) != 1:
+        return "the compiled engine needs the systems' metrics to be the same"
+    layouts = [rank_layout(part) for part in parts]
+    if len({lay[0].size for lay in layouts}) != 1 or layouts[0][0].size != design.n_rows:
+        return "the compiled engine needs the systems on the same rows"
+    unit_of_row = np.asarray(design.unit_of_row, dtype=np.int64)
+    units = np.ascontiguousarray(np.stack([unit_of_row[lay[0]] for lay in layouts]))
+    a, b, c = (np.ascontiguousarray(np.stack([lay[k] for lay in layouts])) for k in (1, 2, 3))
+    sizes = np.ascontiguousarray(np.stack([lay[4] for lay in layouts]))
+    kind = np.int64(_kind(parts[0]))
+    perm, offsets = _design_units(design)
+
+    def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
+        k0, k1 = stream_key(seed)
+        _compile_notice(_rank_units_kernel)
+
+        def kernel(lo: int, hi: int) -> np.ndarray:
+            out = np.empty((hi - lo, units.shape[0]))
+            chunks = np.int64(min(hi - lo, 8 * numba.get_num_threads()))
+            _rank_units_kernel(
+                kind, units, a, b, c, sizes, perm, offsets, k0, k1, np.int64(lo), chunks, out
+            )
+            return out
+
+        return _run_chunks(kernel, start, stop).reshape(stop - start, units.shape[0]), None
+
+    run.has_standard_error = False  # type: ignore[attr-defined]
+    return run
