@@ -7,6 +7,7 @@ swap patterns. The library computes the same numbers from weights, vectorized.
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 
@@ -180,7 +181,7 @@ def test_replicates_equal_explicitly_resampled_matrices(level, coefficient, desi
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedReplicateWarning)
         r = correlate(x, z, level=level, coefficient=coefficient, resample=design,
-                      n_resamples=b, seed=123)  # fmt: skip
+                      n_resamples=b, seed=123, engine="numpy")  # fmt: skip
     ref = ref_replicates(x, z, level, coefficient, design, 123, b)
     ref = ref[np.isfinite(ref)]
     assert r.n_undefined == b - ref.size
@@ -675,12 +676,13 @@ def test_replicates_do_not_depend_on_batch_or_workers(level, coefficient):
     x, _, z = _engine_data()
     x[2, 5] = np.nan
     prob = meta_core.Problem(x, z, np.isfinite(x) & np.isfinite(z), level, coefficient)
-    for design in DESIGNS:
-        ref = meta_core.bootstrap([prob.stat], design, 8, 30, 5, 300, workers=1)
+    for design, engine in itertools.product(DESIGNS, ("numpy", "auto")):
+        ref = meta_core.bootstrap([prob.stat], design, 8, 30, 5, 300, workers=1, engine=engine)
+        assert ref[1] == ("" if engine == "numpy" else ", numba engine")
         for batch, workers in ((1, 1), (37, 3), (None, None)):
             got = meta_core.bootstrap([prob.stat], design, 8, 30, 5, 300, workers=workers,
-                                      batch=batch)  # fmt: skip
-            np.testing.assert_array_equal(got, ref)
+                                      batch=batch, engine=engine)  # fmt: skip
+            np.testing.assert_array_equal(got[0], ref[0])
 
 
 def test_public_functions_take_workers_without_changing_the_result():
@@ -733,7 +735,7 @@ def test_the_engine_keeps_the_numbers_of_the_own_loop(case):
     level, coefficient, resample, *expected = case
     x, _, z = _engine_data()
     r = correlate(x, z, level=level, coefficient=coefficient, resample=resample,
-                  n_resamples=1500, seed=4)  # fmt: skip
+                  n_resamples=1500, seed=4, engine="numpy")  # fmt: skip
     d = np.asarray(r.distribution)
     got = (r.estimate, r.low, r.high, float(d.sum()), float(d[777]))
     if coefficient == "pearson":
@@ -745,7 +747,7 @@ def test_the_engine_keeps_the_numbers_of_the_own_loop(case):
 def test_compare_on_the_engine_keeps_the_numbers_of_the_own_loop():
     x, x2, z = _engine_data()
     c = compare_correlations(x, x2, z, level="system", coefficient="kendall",
-                             n_resamples=1500, seed=4)  # fmt: skip
+                             n_resamples=1500, seed=4, engine="numpy")  # fmt: skip
     got = (c.low, c.high, c.p_value_bootstrap, c.p_value_permutation,
            float(np.sum(c.permutation_distribution)))  # fmt: skip
     assert got == (-0.3076923076923077, 0.7619047619047619, 0.3984010659560293,

@@ -316,9 +316,9 @@ def correlation_report(results: Sequence[Any], *, scale: float = 1.0, digits: in
     >>> r = correlate(human + rng.normal(size=(8, 20)), human, n_resamples=500, seed=0)
     >>> print(render(correlation_report([r]), "text"))
     metric  pearson system-level (95% CI)  systems  inputs
-    metric  0.53 (-0.36, 0.98)             8        20
+    metric  0.53 (-0.26, 0.98)             8        20
     <BLANKLINE>
-    95% percentile intervals; Boot-Both: 8 systems and 20 inputs resampled; B = 500, seed = 0; booteval ...
+    95% percentile intervals; Boot-Both: 8 systems and 20 inputs resampled, numba engine; B = 500, seed = 0; booteval ...
     population: new systems and new inputs like these
     """  # noqa: E501
     if not results:

@@ -46,35 +46,36 @@ RANK_STATISTICS: tuple[str, ...] = ("spearman", "kendall", "average_precision")
 
 
 @njit(cache=_CACHE, inline="always")
-def _spearman(w, gx, gy, wx, wy):  # pragma: no cover - compiled
-    """Spearman's rho of rows weighing ``w`` (row order); ``gx``/``gy`` are each row's tie
-    group of ``x``/``y`` (increasing value), ``wx``/``wy`` zeroed scratch of their
-    groups' sizes (left zeroed). NaN where a variable is constant on the drawn rows."""
+def _spearman(w, gx, gy, wx, wy, lo, hi, n_gx, n_gy):  # pragma: no cover - compiled
+    """Spearman's rho of rows ``lo .. hi - 1`` weighing ``w`` (row order); ``gx``/``gy``
+    are each row's tie group of ``x``/``y`` (increasing value, ``n_gx``/``n_gy`` groups),
+    ``wx``/``wy`` zeroed scratch of at least those sizes (left zeroed). NaN where a
+    variable is constant on the drawn rows."""
     total = np.int64(0)
-    for i in range(w.shape[0]):
+    for i in range(lo, hi):
         wi = w[i]
         wx[gx[i]] += wi
         wy[gy[i]] += wi
         total += wi
     half = 0.5 * float(total)
-    vx = _centre_ranks(wx, half)
-    vy = _centre_ranks(wy, half)
+    vx = _centre_ranks(wx, half, n_gx)
+    vy = _centre_ranks(wy, half, n_gy)
     cov = 0.0
-    for i in range(w.shape[0]):
+    for i in range(lo, hi):
         cov += float(w[i]) * wx[gx[i]] * wy[gy[i]]
-    wx[:] = 0.0
-    wy[:] = 0.0
+    wx[:n_gx] = 0.0
+    wy[:n_gy] = 0.0
     if total == 0 or not (vx > 0.0 and vy > 0.0):
         return np.nan
     return min(1.0, max(-1.0, cov / np.sqrt(vx * vy)))
 
 
 @njit(cache=_CACHE, inline="always")
-def _centre_ranks(wg, half):  # pragma: no cover - compiled
+def _centre_ranks(wg, half, n_groups):  # pragma: no cover - compiled
     """Replace each group's weight by its centred average rank; return sum weight * rank^2."""
     before = 0.0
     var = 0.0
-    for g in range(wg.shape[0]):
+    for g in range(n_groups):
         s = wg[g]
         r = before + 0.5 * s - half
         var += s * r * r
@@ -84,22 +85,20 @@ def _centre_ranks(wg, half):  # pragma: no cover - compiled
 
 
 @njit(cache=_CACHE, inline="always")
-def _kendall(w, ry, xnew, xynew, tree, wy):  # pragma: no cover - compiled
-    """Kendall's tau-b of rows weighing ``w``, in increasing ``x`` (ties by increasing
-    ``y``): ``ry`` the dense rank of ``y`` (from 1), ``xnew``/``xynew`` 1 where an ``x`` /
-    ``(x, y)`` tie group starts. ``tree`` (Fenwick, length ``G_y + 1``) and ``wy``
-    (length ``G_y + 1``) are zeroed scratch, left zeroed. NaN where a variable is
-    constant on the drawn rows."""
-    n = w.shape[0]
-    g_y = tree.shape[0] - 1
+def _kendall(w, ry, xnew, xynew, tree, wy, lo, hi, n_gy):  # pragma: no cover - compiled
+    """Kendall's tau-b of rows ``lo .. hi - 1`` weighing ``w``, in increasing ``x`` (ties
+    by increasing ``y``): ``ry`` the dense rank of ``y`` (1 .. ``n_gy``), ``xnew``/``xynew``
+    1 where an ``x`` / ``(x, y)`` tie group starts. ``tree`` (Fenwick) and ``wy`` are zeroed
+    scratch of at least ``n_gy + 1`` entries, left zeroed. NaN where a variable is constant
+    on the drawn rows."""
     conc = np.int64(0)
     total = np.int64(0)
     sx2 = np.int64(0)
     sxy2 = np.int64(0)
-    start = 0
-    while start < n:
+    start = lo
+    while start < hi:
         stop = start + 1
-        while stop < n and xnew[stop] == 0:
+        while stop < hi and xnew[stop] == 0:
             stop += 1
         # pairs with every earlier x group: weight below this row's y
         gx_w = np.int64(0)
@@ -126,15 +125,15 @@ def _kendall(w, ry, xnew, xynew, tree, wy):  # pragma: no cover - compiled
             if wp != 0:
                 wy[ry[p]] += wp
                 k = ry[p]
-                while k <= g_y:
+                while k <= n_gy:
                     tree[k] += wp
                     k += k & -k
         start = stop
     sy2 = np.int64(0)
-    for g in range(wy.shape[0]):
+    for g in range(n_gy + 1):
         sy2 += wy[g] * wy[g]
         wy[g] = 0
-    tree[:] = 0
+        tree[g] = 0
     w2 = float(total) * float(total)
     ux = w2 - float(sx2)
     uy = w2 - float(sy2)
@@ -204,10 +203,11 @@ def _rank_units_kernel(
 
 @njit(cache=_CACHE, inline="always")
 def _layout_statistic(kind, w, a, b, c, size, fx, fy, tree, wy):  # pragma: no cover - compiled
+    n = w.shape[0]
     if kind == 0:
-        return _spearman(w, a, b, fx[: size[0]], fy[: size[1]])
+        return _spearman(w, a, b, fx, fy, 0, n, size[0], size[1])
     if kind == 1:
-        return _kendall(w, a, b, c, tree[: size[1] + 1], wy[: size[1] + 1])
+        return _kendall(w, a, b, c, tree, wy, 0, n, size[1])
     return _average_precision(w, a, b)
 
 
@@ -235,31 +235,29 @@ def rank_layout(ev: Any) -> tuple[np.ndarray, ...]:
     first within a group (``a``: positive, ``b``: where a group starts).
     """
     kind = ev.compiled_statistic
-    if kind == "spearman":
-        gx, gy = ev.gx, ev.gy
-        rows = np.arange(gx.group_of_row.shape[0], dtype=np.int64)
-        a = gx.group_of_row.astype(np.int64)
-        b = gy.group_of_row.astype(np.int64)
-        c = np.zeros(0, dtype=np.int64)
-        sizes = (gx.n_groups, gy.n_groups)
-    elif kind == "kendall":
-        rx = ev.gx.group_of_row.astype(np.int64)
-        ry = ev.gy.group_of_row.astype(np.int64)
-        rows = np.lexsort((ry, rx)).astype(np.int64)
-        sx, sy = rx[rows], ry[rows]
-        a = sy + 1
-        b = np.r_[1, sx[1:] != sx[:-1]].astype(np.int64)
-        c = (b | np.r_[1, sy[1:] != sy[:-1]]).astype(np.int64)
-        sizes = (ev.gx.n_groups, ev.gy.n_groups)
-    else:
-        g = ev.groups
-        rows = np.asarray(g.order, dtype=np.int64)
-        grp = np.asarray(g.group_of_row)[rows]
-        a = np.asarray(g.pos, dtype=np.int64)[rows]
-        b = np.r_[1, grp[1:] != grp[:-1]].astype(np.int64)
-        c = np.zeros(0, dtype=np.int64)
-        sizes = (g.n_groups, 0)
-    return rows, a, b, c, np.array(sizes, dtype=np.int64)
+    if kind in ("spearman", "kendall"):
+        return _rank_arrays(RANK_STATISTICS.index(kind), ev.gx.group_of_row, ev.gy.group_of_row)
+    g = ev.groups
+    rows = np.asarray(g.order, dtype=np.int64)
+    grp = np.asarray(g.group_of_row)[rows]
+    a = np.asarray(g.pos, dtype=np.int64)[rows]
+    b = np.r_[1, grp[1:] != grp[:-1]].astype(np.int64)
+    return rows, a, b, np.zeros(0, dtype=np.int64), np.array([g.n_groups, 0], dtype=np.int64)
+
+
+def _rank_arrays(kind: int, rx: np.ndarray, ry: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The layout of Spearman (``kind`` 0) or Kendall (1) from the dense ranks (tie groups
+    from 0, increasing) of ``x`` and ``y``: see :func:`rank_layout`."""
+    rx = np.asarray(rx, dtype=np.int64)
+    ry = np.asarray(ry, dtype=np.int64)
+    sizes = np.array([rx.max(initial=-1) + 1, ry.max(initial=-1) + 1], dtype=np.int64)
+    if kind == 0:
+        return np.arange(rx.size, dtype=np.int64), rx, ry, np.zeros(0, dtype=np.int64), sizes
+    rows = np.lexsort((ry, rx)).astype(np.int64)
+    sx, sy = rx[rows], ry[rows]
+    b = np.r_[1, sx[1:] != sx[:-1]].astype(np.int64)[: rows.size]
+    c = (b | np.r_[1, sy[1:] != sy[:-1]][: rows.size]).astype(np.int64)
+    return rows, sy + 1, b, c, sizes
 
 
 def _kind(ev: Any) -> int:

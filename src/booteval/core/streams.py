@@ -54,6 +54,7 @@ STREAMS: dict[str, tuple[int, ...]] = {
     "kernels.wild": (16,),  # the compiled engine's per-replicate wild multipliers
     "kernels.threshold.val": (17, 0),  # the compiled threshold bootstrap's validation draws
     "kernels.threshold.test": (17, 1),  # and its test draws
+    "kernels.meta": (18,),  # the compiled crossed bootstrap of the meta-evaluation
 }
 
 

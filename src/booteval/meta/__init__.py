@@ -78,7 +78,6 @@ from typing import Any
 
 import numpy as np
 
-from ..core.engine import engine_note
 from ..core.errors import InvalidInputError
 from ..core.options import entry_point
 from ..core.validation import check_n_resamples, check_seed, describe_value
@@ -196,7 +195,7 @@ def correlate(
     >>> metric = quality + rng.normal(size=(12, 40))
     >>> r = correlate(metric, human, level="system", resample="both", seed=0)
     >>> print(r)
-    0.90 (0.30, 0.98)
+    0.90 (0.28, 0.98)
     >>> r.population
     'new systems and new inputs like these'
     >>> print(correlate(metric, human, method="fisher").format(digits=3))
@@ -207,9 +206,8 @@ def correlate(
     )
     x, z, mask = matrices_iv(X, Z)
     prob = Problem(x, z, mask, lv, co)
-    prob.notes.extend(engine_note(engine) if resample is not None else ())
     return correlate_prepared(
-        prob, me, lev, resample, b, seed_int, metric, human, workers=workers,
+        prob, me, lev, resample, b, seed_int, metric, human, workers=workers, engine=engine,
     )  # fmt: skip
 
 
@@ -252,7 +250,7 @@ def correlate_metrics(
     ...                          "poor": human + 3 * rng.normal(size=(6, 30))},
     ...                         human, level="summary", n_resamples=1000, seed=0)
     >>> {name: r.format() for name, r in out.items()}
-    {'good': '0.63 (0.31, 0.76)', 'poor': '0.30 (-0.01, 0.53)'}
+    {'good': '0.63 (0.35, 0.76)', 'poor': '0.30 (-0.03, 0.52)'}
     """
     if not isinstance(metrics, Mapping) or not metrics:
         raise InvalidInputError(
@@ -266,15 +264,18 @@ def correlate_metrics(
     for name, x in metrics.items():
         xa, za, mask = matrices_iv(x, Z, x_name=f"metrics[{name!r}]")
         probs[str(name)] = Problem(xa, za, mask, lv, co)
-        probs[str(name)].notes.extend(engine_note(engine) if resample is not None else ())
     reps: dict[str, np.ndarray] = {}
     if resample is not None:
         shapes = {(p.n_systems, p.n_inputs) for p in probs.values()}
         if len(shapes) == 1:  # one pass over the resamples for every metric
             n_sys, n_inp = shapes.pop()
-            out = bootstrap([p.stat for p in probs.values()], resample, n_sys, n_inp,
-                             seed_int, b, workers=workers)  # fmt: skip
+            stats = [p.stat for p in probs.values()]
+            out, label, engine_notes = bootstrap(stats, resample, n_sys, n_inp, seed_int, b,
+                                                 workers=workers, engine=engine)  # fmt: skip
             reps = dict(zip(probs, out, strict=True))
+            for p in probs.values():
+                p.engine_label = label
+                p.notes.extend(engine_notes)
     return {
         name: correlate_prepared(
             p,
@@ -287,6 +288,7 @@ def correlate_metrics(
             human,
             replicates=reps.get(name),
             workers=workers,
+            engine=engine,
         )
         for name, p in probs.items()
     }

@@ -22,6 +22,7 @@ from .core import (
     BOOTSTRAP_METHODS,
     P_TOL,
     RESAMPLE,
+    Difference,
     Problem,
     as_matrix,
     bootstrap,
@@ -306,7 +307,7 @@ def compare_correlations(
     >>> c = compare_correlations(good, poor, human, level="summary", n_resamples=2000, seed=0,
     ...                          metrics=("good", "poor"))
     >>> print(c)
-    0.30 (0.18, 0.42)
+    0.30 (0.19, 0.42)
     >>> c.p_value_bootstrap < 0.01, c.p_value_permutation < 0.01
     (True, True)
     """
@@ -340,13 +341,15 @@ def compare_correlations(
                 name, f"scores on which the {lv}-level correlation is defined", "constant scores"
             )
     n_sys, n_inp = pa.n_systems, pa.n_inputs
-    notes = [*engine_note(engine), *pa.notes]
+    notes = list(pa.notes)
     diff = pa.estimate - pb.estimate
 
-    def stat(v: Any, w: Any) -> np.ndarray:
-        return pa.stat(v, w) - pb.stat(v, w)
-
-    reps = bootstrap([stat], resample, n_sys, n_inp, seed_int, b, workers=workers)[0]
+    stat = Difference(pa.stat, pb.stat)
+    out, _, engine_notes = bootstrap(
+        [stat], resample, n_sys, n_inp, seed_int, b, workers=workers, engine=engine
+    )
+    notes.extend(engine_notes)
+    reps = out[0]
     values, n_undef = check_undefined(reps, "difference of the correlations", stacklevel=3)
     jack = jackknife_values(stat, resample, n_sys, n_inp) if me == "bca" else None
     with collect_warnings() as caught:
@@ -368,6 +371,7 @@ def compare_correlations(
     perm_vals = None
     n_perm = 0
     if permutation is not None:
+        notes.extend(engine_note(engine))  # the permutation test has no compiled kernel yet
         perm = _PairedPermutation(pa.x, pb.x, pa.z, pa.mask, lv, co)
         p_perm, _, exact, perm_vals, n_perm_undef = _permutation_test(
             perm, permutation, n_sys, n_inp, b, seed_int, alternative, workers

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.engine import run_replicates
+from ..core.engine import compiled_with, run_replicates
 from ..core.errors import (
     BootevalError,
     InvalidInputError,
@@ -120,6 +120,7 @@ class Problem:
         self, x: np.ndarray, z: np.ndarray, mask: np.ndarray, level: str, coefficient: str
     ) -> None:
         self.notes: list[str] = []
+        self.engine_label = ""  # ", numba engine" once the compiled engine ran its bootstrap
         self.n_missing = int(mask.size - mask.sum())
         if self.n_missing:
             self.notes.append(
@@ -256,19 +257,60 @@ class _CrossedRun:
 
 def bootstrap(
     fns: list[Callable[[Any, Any], np.ndarray]], resample: str, n_sys: int, n_inp: int, seed: int,
-    n_resamples: int, *, workers: int | None = 1, batch: int | None = None,
-) -> np.ndarray:  # fmt: skip
-    """Replicates ``(len(fns), B)`` of statistics of the system and input weights.
+    n_resamples: int, *, workers: int | None = 1, batch: int | None = None, engine: str = "numpy",
+) -> tuple[np.ndarray, str, tuple[str, ...]]:  # fmt: skip
+    """Replicates ``(len(fns), B)`` of statistics of the system and input weights, the
+    engine that ran (``", numba engine"`` or ``""``) and any note on the engine.
 
-    The crossed weight source (:class:`_CrossedSource`) runs through the engine's loop
-    (:func:`booteval.core.engine.run_replicates`): batches on ``workers`` threads, progress
-    per batch, the same replicates for any ``batch`` and ``workers``.
+    The compiled engine (:mod:`booteval.core.crossed_kernels`) runs where ``engine`` asks
+    for it and every statistic is a correlation level (or a :class:`Difference` of two);
+    otherwise the crossed weight source (:class:`_CrossedSource`) runs through the NumPy
+    engine's loop. Either way :func:`booteval.core.engine.run_replicates` drives it:
+    batches on ``workers`` threads, progress per batch, the same replicates for any
+    ``batch`` and ``workers``.
     """
     source = _CrossedSource(n_sys, n_inp)
+    compiled, note = compiled_with(engine, lambda _: _crossed_runner(fns, resample))
     reps, _ = run_replicates(
-        _CrossedRun(fns, resample, n_sys), source, n_resamples, seed, batch, workers=workers
-    )
-    return reps.T
+        _CrossedRun(fns, resample, n_sys), source, n_resamples, seed, batch, workers=workers,
+        compiled=compiled,
+    )  # fmt: skip
+    label = ", numba engine" if compiled else ""
+    return reps.reshape(n_resamples, len(fns)).T, label, (note,) if note else ()
+
+
+class Difference:
+    """The difference of two correlation levels on the same weights."""
+
+    def __init__(self, a: Any, b: Any) -> None:
+        self.a, self.b = a, b
+
+    def __call__(self, v: Any, w: Any) -> np.ndarray:
+        return self.a(v, w) - self.b(v, w)
+
+
+def _crossed_runner(fns: list[Any], resample: str) -> Any:
+    """One compiled runner of every statistic in ``fns``: values ``(batch, len(fns))``
+    (each statistic's replicates draw the same systems and inputs)."""
+    from ..core.crossed_kernels import crossed_runner
+
+    runners = []
+    for fn in fns:
+        if isinstance(fn, Difference):
+            runners.append((crossed_runner(fn.a, resample), crossed_runner(fn.b, resample)))
+        else:
+            runners.append((crossed_runner(fn, resample), None))
+
+    def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
+        out = np.empty((stop - start, len(runners)))
+        for k, (first, second) in enumerate(runners):
+            out[:, k] = first(seed, start, stop, False)[0]
+            if second is not None:
+                out[:, k] -= second(seed, start, stop, False)[0]
+        return out, None
+
+    run.has_standard_error = False  # type: ignore[attr-defined]
+    return run
 
 
 def jackknife_values(fn: Callable[[Any, Any], np.ndarray], resample: str, n_sys: int, n_inp: int):
@@ -370,6 +412,8 @@ def build_result(
         notes.extend(out.notes)
         details.update(out.details)
     design, population = describe_design(resample_used, prob.n_systems, prob.n_inputs)
+    if resample_used:
+        design += prob.engine_label
     return CorrelationResult(
         estimate=prob.estimate, low=float(low), high=float(high), confidence_level=level,
         method=method, level=prob.level, coefficient=prob.coefficient, resample=resample_used,
@@ -386,6 +430,7 @@ def build_result(
 def correlate_prepared(
     prob: Problem, method: str, level: float, resample: str | None, n_resamples: int, seed: int,
     metric: str, human: str, replicates: np.ndarray | None = None, workers: int | None = 1,
+    engine: str = "numpy",
 ) -> CorrelationResult:  # fmt: skip
     if not math.isfinite(prob.estimate):
         raise InvalidInputError(
@@ -397,15 +442,14 @@ def correlate_prepared(
     values = None
     n_undef = 0
     if resample is not None:
-        reps = (
-            replicates
-            if replicates is not None
-            else bootstrap(
+        if replicates is None:
+            out, prob.engine_label, engine_notes = bootstrap(
                 [prob.stat], resample, prob.n_systems, prob.n_inputs, seed, n_resamples,
-                workers=workers,
-            )[0]
-        )  # fmt: skip
-        values, n_undef = check_undefined(reps, f"{prob.level}-level correlation")
+                workers=workers, engine=engine,
+            )  # fmt: skip
+            replicates = out[0]
+            prob.notes.extend(engine_notes)
+        values, n_undef = check_undefined(replicates, f"{prob.level}-level correlation")
     jackknife = (
         LazyJackknife(partial(jackknife_values, prob.stat, resample, prob.n_systems, prob.n_inputs))
         if resample

@@ -343,6 +343,12 @@ class SystemLevel:
         m = x.shape[1]
         self.tol_x = mean_tolerance(np.where(mask, x, np.nan), m)
         self.tol_z = mean_tolerance(np.where(mask, z, np.nan), m)
+        self._spec = {"level": "system", "coefficient": coefficient, "x": x, "z": z,
+                      "mask": mask, "tol_x": self.tol_x, "tol_z": self.tol_z}  # fmt: skip
+
+    def spec(self) -> dict:
+        """The level's data, for the compiled engine (:mod:`booteval.core.crossed_kernels`)."""
+        return self._spec
 
     def means(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """System means over the drawn inputs and whether each system has one."""
@@ -374,8 +380,14 @@ class SummaryLevel:
         self.kernel = ColumnKernel(x, z, mask, coefficient)
         self.mask = mask.astype(np.float64)
         self.min_rows = min_rows
+        self._spec = {"level": "summary", "coefficient": coefficient, "x": x, "z": z,
+                      "mask": mask, "min_rows": min_rows}  # fmt: skip
         self.per_input = self._correlations(np.ones((1, x.shape[0])))[0]
         self.last_undefined: np.ndarray | None = None
+
+    def spec(self) -> dict:
+        """The level's data, for the compiled engine (:mod:`booteval.core.crossed_kernels`)."""
+        return self._spec
 
     def _correlations(self, v: np.ndarray) -> np.ndarray:
         """Per-input correlations; an input with fewer than ``min_rows`` scored rows (drawn
@@ -400,6 +412,12 @@ class GlobalLevel:
         metric = get_metric(coefficient)
         self.evaluator = metric.bind((xs, zs), make_design(xs.shape[0]))
         self.n_cells = xs.shape[0]
+        self._spec = {"level": "global", "coefficient": coefficient, "x": x, "z": z,
+                      "mask": mask}  # fmt: skip
+
+    def spec(self) -> dict:
+        """The level's data, for the compiled engine (:mod:`booteval.core.crossed_kernels`)."""
+        return self._spec
 
     def cell_weights(self, v: np.ndarray | None, w: np.ndarray | None) -> np.ndarray:
         """Weights of the judged cells, one C-ordered row per replicate (a replicate's

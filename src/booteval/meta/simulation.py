@@ -233,7 +233,9 @@ def simulate_correlation_coverage(
                 seed_sequence("meta.simulation", seed_int, 1, trial).generate_state(1)[0]
             )
             for d in designs:
-                reps = M.bootstrap([prob.stat], d, prob.n_systems, prob.n_inputs, trial_seed, b)[0]
+                reps = M.bootstrap([prob.stat], d, prob.n_systems, prob.n_inputs, trial_seed, b)[0][
+                    0
+                ]
                 reps = reps[np.isfinite(reps)]
                 if reps.size < 2:
                     continue
