@@ -33,7 +33,8 @@ Kernels
   any design: :mod:`booteval.core.rank_kernels`;
 * random swaps of a paired sum metric: :mod:`booteval.core.swap_kernels`;
 * the two-level threshold bootstrap with a named rule: :mod:`booteval.core.threshold_kernels`;
-* the wild bootstrap of an OLS fit: :mod:`booteval.core.wild_kernels`.
+* the wild bootstrap of an OLS fit: :mod:`booteval.core.wild_kernels`;
+* the meta-evaluation's crossed bootstrap (systems x inputs): :mod:`booteval.core.crossed_kernels`.
 
 Callables and compressed cells have no kernel;
 :func:`plan` says why, and the caller uses the NumPy engine.

@@ -47,13 +47,16 @@ What ``n`` means for the Fisher interval
     correlation of ``n`` pairs; global level: the number of judged cells, treated as
     independent pairs (they are not: cells share systems and inputs).
 Seeds
-    Replicate ``b`` resamples systems and inputs from a generator seeded by
-    the ``meta.bootstrap`` stream of :mod:`booteval.core.streams` for the fixed-size
-    block holding ``b``; the
-    same seed gives the same replicates whatever the level, coefficient, metric or design
-    (Boot-Systems and Boot-Both draw the same systems), so metrics are compared on common
-    resamples. Permutations use the ``meta.permutation`` stream. Both run through the engine's
-    loop (:func:`booteval.core.engine.run_replicates`), with a two-way crossed weight source
+    The default engine (``engine="auto"``) compiles the crossed bootstrap
+    (:mod:`booteval.core.crossed_kernels`): replicate ``b`` draws the systems, then the
+    inputs, from its own generator on the ``kernels.meta`` stream of
+    :mod:`booteval.core.streams`. With ``engine="numpy"``, replicate ``b`` resamples them
+    from a generator seeded by the ``meta.bootstrap`` stream for the fixed-size block
+    holding ``b``. Either way the same seed gives the same replicates whatever the level,
+    coefficient, metric or design (Boot-Systems and Boot-Both draw the same systems), so
+    metrics are compared on common resamples. Permutations use the ``meta.permutation``
+    stream (NumPy engine). All run through the engine's loop
+    (:func:`booteval.core.engine.run_replicates`), with a two-way crossed weight source
     (system counts, then input counts, per replicate): ``workers`` threads and the batching
     never change a replicate, and ``progress`` is reported per batch.
 Interval methods
