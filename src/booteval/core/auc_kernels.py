@@ -30,7 +30,7 @@ from .kernels import (
     stream_key,
 )
 
-__all__ = ["auc_bounds", "auc_runner", "single", "units_auc_runner"]
+__all__ = ["auc_bounds", "auc_runner", "single", "systems_runner", "units_auc_runner", "units_of"]
 
 
 @njit(parallel=True, cache=_CACHE)
@@ -209,28 +209,43 @@ def units_auc_runner(parts: list[object], design: Any) -> Runner | str:
     if not all(type(part) is AucEvaluator for part in parts):
         return "the compiled engine has no kernel for several systems of this statistic yet"
     layouts = [_auc_layout(part) for part in parts]
-    if len({lay[0].size for lay in layouts}) != 1 or layouts[0][0].size != design.n_rows:
-        return "the compiled engine needs the systems on the same rows"
-    unit_of_row = np.asarray(design.unit_of_row, dtype=np.int64)
-    units = np.ascontiguousarray(np.stack([unit_of_row[lay[0]] for lay in layouts]))
+    units = units_of(layouts, design)
+    if isinstance(units, str):
+        return units
     pos = np.ascontiguousarray(np.stack([lay[1] for lay in layouts]))
     ties = np.ascontiguousarray(np.concatenate([lay[2] for lay in layouts]))
     tie_at = np.r_[0, np.cumsum([len(lay[2]) for lay in layouts])].astype(np.int64)
     perm, offsets = _design_units(design)
 
+    def call(lo: int, chunks: int, k0: Any, k1: Any, out: np.ndarray) -> None:
+        _auc_units_kernel(units, pos, ties, tie_at, perm, offsets, k0, k1, lo, chunks, out)
+
+    return systems_runner(_auc_units_kernel, units.shape[0], call)
+
+
+def units_of(layouts: list[tuple[np.ndarray, ...]], design: Any) -> np.ndarray | str:
+    """Each system's units at the positions of its layout (``layouts[s][0]`` lists the
+    rows in the order the kernel reads them), as one ``(systems, n)`` array; or why not."""
+    if len({lay[0].size for lay in layouts}) != 1 or layouts[0][0].size != design.n_rows:
+        return "the compiled engine needs the systems on the same rows"
+    unit_of_row = np.asarray(design.unit_of_row, dtype=np.int64)
+    return np.ascontiguousarray(np.stack([unit_of_row[lay[0]] for lay in layouts]))
+
+
+def systems_runner(kernel: Any, n_systems: int, call: Any) -> Runner:
+    """A runner of ``(batch, n_systems)`` values from ``call(lo, chunks, k0, k1, out)``,
+    which fills ``out`` with replicates ``lo ..`` of ``kernel`` on numba's threads."""
+
     def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
         k0, k1 = stream_key(seed)
-        _compile_notice(_auc_units_kernel)
+        _compile_notice(kernel)
 
-        def kernel(lo: int, hi: int) -> np.ndarray:
-            out = np.empty((hi - lo, units.shape[0]))
-            chunks = np.int64(min(hi - lo, 8 * numba.get_num_threads()))
-            _auc_units_kernel(
-                units, pos, ties, tie_at, perm, offsets, k0, k1, np.int64(lo), chunks, out
-            )
+        def chunk(lo: int, hi: int) -> np.ndarray:
+            out = np.empty((hi - lo, n_systems))
+            call(np.int64(lo), np.int64(min(hi - lo, 8 * numba.get_num_threads())), k0, k1, out)
             return out
 
-        return _run_chunks(kernel, start, stop).reshape(stop - start, units.shape[0]), None
+        return _run_chunks(chunk, start, stop).reshape(stop - start, n_systems), None
 
     run.has_standard_error = False  # type: ignore[attr-defined]
     return run

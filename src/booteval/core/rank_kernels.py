@@ -25,18 +25,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 from numba import njit, prange
 
+from .auc_kernels import systems_runner, units_of
 from .kernels import (
     _CACHE,
     Runner,
-    _compile_notice,
     _design_units,
     _draw_units,
-    _run_chunks,
-    stream_key,
 )
 
 __all__ = ["RANK_STATISTICS", "rank_layout", "rank_runner", "rank_values"]
@@ -290,28 +287,15 @@ def rank_runner(parts: list[Any], design: Any) -> Runner | str:
     if len(kinds) != 1:
         return "the compiled engine needs the systems' metrics to be the same"
     layouts = [rank_layout(part) for part in parts]
-    if len({lay[0].size for lay in layouts}) != 1 or layouts[0][0].size != design.n_rows:
-        return "the compiled engine needs the systems on the same rows"
-    unit_of_row = np.asarray(design.unit_of_row, dtype=np.int64)
-    units = np.ascontiguousarray(np.stack([unit_of_row[lay[0]] for lay in layouts]))
+    units = units_of(layouts, design)
+    if isinstance(units, str):
+        return units
     a, b, c = (np.ascontiguousarray(np.stack([lay[k] for lay in layouts])) for k in (1, 2, 3))
     sizes = np.ascontiguousarray(np.stack([lay[4] for lay in layouts]))
     kind = np.int64(_kind(parts[0]))
     perm, offsets = _design_units(design)
 
-    def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
-        k0, k1 = stream_key(seed)
-        _compile_notice(_rank_units_kernel)
+    def call(lo: int, chunks: int, k0: Any, k1: Any, out: np.ndarray) -> None:
+        _rank_units_kernel(kind, units, a, b, c, sizes, perm, offsets, k0, k1, lo, chunks, out)
 
-        def kernel(lo: int, hi: int) -> np.ndarray:
-            out = np.empty((hi - lo, units.shape[0]))
-            chunks = np.int64(min(hi - lo, 8 * numba.get_num_threads()))
-            _rank_units_kernel(
-                kind, units, a, b, c, sizes, perm, offsets, k0, k1, np.int64(lo), chunks, out
-            )
-            return out
-
-        return _run_chunks(kernel, start, stop).reshape(stop - start, units.shape[0]), None
-
-    run.has_standard_error = False  # type: ignore[attr-defined]
-    return run
+    return systems_runner(_rank_units_kernel, units.shape[0], call)
