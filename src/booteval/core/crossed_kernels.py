@@ -30,12 +30,13 @@ import numpy as np
 from numba import njit, prange
 
 from .kernels import _CACHE, Runner, _compile_notice, _draw_units, _run_chunks, stream_key
-from .rank_kernels import _kendall, _rank_arrays, _spearman
+from .rank_kernels import RANK_STATISTICS, _kendall, _rank_arrays, _scratch, _spearman
 
 __all__ = ["crossed_counts", "crossed_runner"]
 
-_PEARSON = 3  # the kind code of Pearson's r (0 and 1 are Spearman and Kendall)
-_KINDS = {"spearman": 0, "kendall": 1, "pearson": _PEARSON}
+_PEARSON = 3  # the kind code of Pearson's r; the rank coefficients keep the rank kernels'
+_KINDS = {name: RANK_STATISTICS.index(name) for name in ("spearman", "kendall")}
+_KINDS["pearson"] = _PEARSON
 _PEARSON_RTOL = 1e-12  # as the NumPy evaluators: variance below this relative size is zero
 
 
@@ -114,20 +115,19 @@ def _segments_kernel(
     gmax = 1
     for s in range(sizes.shape[0]):
         gmax = max(gmax, sizes[s, 0] + 1, sizes[s, 1] + 1)
+    # Boot-Inputs at the summary level: the per-input values do not change, so they are
+    # computed once per call
+    fixed = np.empty(seg.shape[0] - 1)
+    if summary and not use_v:
+        ones = np.ones(sysp.shape[0], dtype=np.int64)
+        fx, fy, tree, wy = _scratch(gmax)
+        for s in range(seg.shape[0] - 1):
+            fixed[s] = _summary_input(kind, ones, a, b, c, x, z, seg[s], seg[s + 1], min_rows,
+                                      sizes[s, 0], sizes[s, 1], fx, fy, tree, wy)  # fmt: skip
     for ch in prange(chunks):
         counts = np.zeros(n_sys + n_inp, dtype=np.int32)
         wt = np.zeros(sysp.shape[0], dtype=np.int64)
-        fx = np.zeros(gmax, dtype=np.float64)
-        fy = np.zeros(gmax, dtype=np.float64)
-        tree = np.zeros(gmax, dtype=np.int64)
-        wy = np.zeros(gmax, dtype=np.int64)
-        # Boot-Inputs at the summary level: the per-input values do not change
-        fixed = np.empty(seg.shape[0] - 1)
-        if summary and not use_v:
-            wt[:] = 1
-            for s in range(seg.shape[0] - 1):
-                fixed[s] = _summary_input(kind, wt, a, b, c, x, z, seg[s], seg[s + 1], min_rows,
-                                          sizes[s, 0], sizes[s, 1], fx, fy, tree, wy)  # fmt: skip
+        fx, fy, tree, wy = _scratch(gmax)
         for r in range(ch * nb // chunks, (ch + 1) * nb // chunks):
             _draw_units(counts, perm, offsets, k0, k1, start + r)
             if use_v:

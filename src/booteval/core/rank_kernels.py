@@ -166,6 +166,15 @@ def _average_precision(w, pos, gnew):  # pragma: no cover - compiled
     return num / tp if tp > 0.0 else np.nan
 
 
+@njit(cache=_CACHE)
+def _scratch(size):  # pragma: no cover - compiled
+    """Zeroed scratch of the statistics for up to ``size - 1`` tie groups: the group
+    weights of ``x`` and ``y`` (Spearman), a Fenwick tree and the weights of ``y`` (Kendall)."""
+    f = np.zeros(size, dtype=np.float64)
+    i = np.zeros(size, dtype=np.int64)
+    return f, f.copy(), i, i.copy()
+
+
 @njit(parallel=True, cache=_CACHE)
 def _rank_units_kernel(
     kind, units, a, b, c, sizes, perm, offsets, k0, k1, start, chunks, out
@@ -185,10 +194,7 @@ def _rank_units_kernel(
     for ch in prange(chunks):
         counts = np.zeros(perm.shape[0], dtype=np.int32)
         w = np.zeros(n, dtype=np.int64)
-        fx = np.zeros(gmax, dtype=np.float64)
-        fy = np.zeros(gmax, dtype=np.float64)
-        tree = np.zeros(gmax, dtype=np.int64)
-        wy = np.zeros(gmax, dtype=np.int64)
+        fx, fy, tree, wy = _scratch(gmax)
         for r in range(ch * nb // chunks, (ch + 1) * nb // chunks):
             _draw_units(counts, perm, offsets, k0, k1, start + r)
             for s in range(n_sys):
@@ -212,10 +218,7 @@ def _layout_statistic(kind, w, a, b, c, size, fx, fy, tree, wy):  # pragma: no c
 def _values_kernel(kind, w, a, b, c, size):  # pragma: no cover - compiled
     """The statistic of one system for given weights (``w`` per position of the layout)."""
     g = max(size[0], size[1]) + 1
-    fx = np.zeros(g, dtype=np.float64)
-    fy = np.zeros(g, dtype=np.float64)
-    tree = np.zeros(g, dtype=np.int64)
-    wy = np.zeros(g, dtype=np.int64)
+    fx, fy, tree, wy = _scratch(g)
     out = np.empty(w.shape[0])
     for r in range(w.shape[0]):
         out[r] = _layout_statistic(kind, w[r], a, b, c, size, fx, fy, tree, wy)
