@@ -102,7 +102,56 @@ def test_compare_correlations_bootstraps_the_difference_on_shared_draws() -> Non
     assert not np.array_equal(np.sort(c.distribution), np.sort(slow.distribution))
     with_perm = compare_correlations(metric, other, human, n_resamples=200, seed=3,
                                      engine="numba")  # fmt: skip
-    assert any("NumPy engine" in note for note in with_perm.notes)
+    assert not any("NumPy engine" in note for note in with_perm.notes)  # both compiled
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("coefficient", COEFFICIENTS)
+@pytest.mark.parametrize("permutation", ["systems", "inputs", "both"])
+def test_the_exact_permutation_test_is_the_same_on_both_engines(level, coefficient, permutation):
+    # every swap pattern enumerated in binary order on both engines: the same values
+    metric, human = _matrices(9, n_sys=5, n_inp=6)
+    other = np.round(human + np.random.default_rng(2).normal(size=human.shape), 1)
+    kw = {"level": level, "coefficient": coefficient, "permutation": permutation,
+          "n_resamples": 2048, "seed": 1}  # fmt: skip
+    fast = compare_correlations(metric, other, human, **kw)
+    slow = compare_correlations(metric, other, human, engine="numpy", **kw)
+    assert fast.permutation_exact and slow.permutation_exact
+    assert (
+        fast.n_permutations
+        == slow.n_permutations
+        == 2 ** {"systems": 5, "inputs": 6}.get(permutation, 11)
+    )
+    np.testing.assert_allclose(fast.permutation_distribution, slow.permutation_distribution,
+                               rtol=0, atol=1e-12)  # fmt: skip
+    assert fast.p_value_permutation == slow.p_value_permutation
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_random_swap_patterns_are_the_kernels_bits(level: str) -> None:
+    from booteval.core.crossed_swap_kernels import swap_pattern
+    from booteval.meta.compare import _PairedPermutation
+
+    metric, human = _matrices(10, n_sys=8, n_inp=70)
+    other = np.round(human + np.random.default_rng(3).normal(size=human.shape), 1)
+    kw = {"level": level, "coefficient": "kendall", "n_resamples": 300, "seed": 6}
+    r = compare_correlations(metric, other, human, **kw)
+    assert not r.permutation_exact and r.n_permutations == 300
+    pa = Problem(*matrices_iv(metric + 0 * other, human), level, "kendall")
+    xb = np.where(pa.mask, other, np.nan)
+    perm = _PairedPermutation(pa.x, xb, pa.z, pa.mask, level, "kendall")
+    for k in (0, 7, 299):  # pattern k: systems' bits, then inputs'
+        bits = swap_pattern(6, k, 78).astype(float)
+        want = perm(bits[None, :8], bits[None, 8:])[0]
+        assert r.permutation_distribution[k] == pytest.approx(want, abs=1e-12)
+    again = compare_correlations(metric, other, human, workers=1, **kw)
+    assert np.array_equal(again.permutation_distribution, r.permutation_distribution)
+    # the NumPy engine's random patterns: the same null distribution within Monte Carlo error
+    many = {**kw, "n_resamples": 3000, "resample": "systems"}
+    fast = compare_correlations(metric, other, human, **many)
+    slow = compare_correlations(metric, other, human, engine="numpy", **many)
+    ratio = fast.permutation_distribution.std() / slow.permutation_distribution.std()
+    assert ratio == pytest.approx(1.0, abs=0.08)
 
 
 def test_engine_numba_without_numba_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,7 +17,7 @@ import pytest
 from scipy import stats
 from sklearn.metrics import f1_score, roc_auc_score
 
-from booteval import InvalidInputError, UndefinedReplicateWarning
+from booteval import InvalidInputError, UndefinedReplicateWarning, get_metric
 from booteval.core.design import make_design
 from booteval.inference import swaps as sig
 from booteval.inference.classical import mcnemar_test, paired_t_test
@@ -349,6 +349,43 @@ def test_the_compiled_engine_swaps_sum_metrics_with_its_own_bits():
     fast = permutation_test(a, b, n_permutations=4000, seed=2)
     assert abs(fast.distribution.std() / slow.distribution.std() - 1) < 0.06
     again = permutation_test(a, b, n_permutations=400, seed=2, batch=7, workers=1)
+    assert np.array_equal(again.distribution, r.distribution)
+
+
+@pytest.mark.parametrize("metric", ["roc_auc", "average_precision", "spearman", "kendall"])
+@pytest.mark.parametrize("clustered", [False, True])
+def test_the_compiled_engine_swaps_rank_metrics_on_the_pooled_rows(metric, clustered):
+    from booteval.core.swap_kernels import swap_bits
+
+    rng = np.random.default_rng(8)
+    n = 90
+    y = rng.integers(0, 2, n) if metric in ("roc_auc", "average_precision") else rng.normal(size=n)
+    a = np.round(y + rng.normal(size=n), 1)  # ties within and across the systems
+    b = np.round(y + 1.5 * rng.normal(size=n), 1)
+    b[:7] = a[:7]  # rows that no swap changes
+    clusters = rng.integers(0, 25, n) if clustered else None
+    kw = {"metric": metric, "clusters": clusters, "n_permutations": 300, "seed": 5}
+    r = permutation_test(y, a, b, **kw)
+    assert not r.exact and r.distribution.size == 300
+    fn = get_metric(metric)
+    unit = np.unique(clusters, return_inverse=True)[1] if clustered else np.arange(n)
+    differs = np.zeros(unit.max() + 1, dtype=bool)
+    differs[unit[a != b]] = True
+    swappable = np.flatnonzero(differs)
+    design = make_design(n)
+    for k in (0, 1, 150, 299):  # permutation k: the metric on the swapped systems
+        z = np.zeros(unit.max() + 1, dtype=bool)
+        z[swappable] = swap_bits(5, k, swappable.size).astype(bool)
+        rows = z[unit]
+        a2, b2 = np.where(rows, b, a), np.where(rows, a, b)
+        want = fn.bind((y, b2), design).estimate() - fn.bind((y, a2), design).estimate()
+        assert r.distribution[k] == pytest.approx(want, abs=1e-12)
+    # the NumPy engine's swaps give the same null distribution within Monte Carlo error
+    slow = permutation_test(y, a, b, **{**kw, "n_permutations": 3000}, engine="numpy")
+    fast = permutation_test(y, a, b, **{**kw, "n_permutations": 3000})
+    assert abs(fast.distribution.std() / slow.distribution.std() - 1) < 0.08
+    assert abs(fast.p_value - slow.p_value) < 0.04
+    again = permutation_test(y, a, b, **kw, batch=11, workers=1)
     assert np.array_equal(again.distribution, r.distribution)
 
 

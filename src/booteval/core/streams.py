@@ -55,6 +55,7 @@ STREAMS: dict[str, tuple[int, ...]] = {
     "kernels.threshold.val": (17, 0),  # the compiled threshold bootstrap's validation draws
     "kernels.threshold.test": (17, 1),  # and its test draws
     "kernels.meta": (18,),  # the compiled crossed bootstrap of the meta-evaluation
+    "kernels.meta.swaps": (19,),  # the compiled permutation test of two correlations
 }
 
 

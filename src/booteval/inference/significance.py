@@ -64,8 +64,8 @@ from .swaps import (
     MAX_EXACT_UNITS,
     _check_exact,
     _count_extreme,
+    _kernel_builder,
     _make_swapper,
-    _SumSwapper,
     _SwapRun,
     _SwapSource,
 )
@@ -193,12 +193,6 @@ class PermutationTestResult(Difference):
 # --------------------------------------------------------------------------------------------
 # Permutation test: the public function
 # --------------------------------------------------------------------------------------------
-
-
-def _swap_runner(diff: np.ndarray, statistic: Any) -> Any:
-    from ..core.swap_kernels import swap_sums_runner  # numba: after the engine's import check
-
-    return swap_sums_runner(diff, statistic)
 
 
 @entry_point
@@ -339,10 +333,9 @@ def permutation_test(
     # the engine's loop over batches of swaps (a weight source of 0/1 swap indicators)
     run, source = _SwapRun(swapper), _SwapSource(k, is_exact, size)
     compiled, note = None, None
-    if not is_exact and isinstance(swapper, _SumSwapper) and isinstance(swapper.diff, np.ndarray):
-        # random swaps of a sum metric: the compiled kernel adds the swapped units' diffs
-        diff, statistic = swapper.diff, swapper.statistics_of_shift
-        compiled, note = compiled_with(engine, lambda _: _swap_runner(diff, statistic))
+    build = None if is_exact else _kernel_builder(swapper)  # random swaps: the kernels
+    if build is not None:
+        compiled, note = compiled_with(engine, build)
         notes = (note,) if note else ()
     else:
         notes = engine_note(engine, run, source)

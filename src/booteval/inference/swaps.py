@@ -187,6 +187,20 @@ class _WeightSwapper(_Swapper):
             out[rows] = self._evaluate(self._entry(pattern), w[rows])
         return out
 
+    def layout_evaluator(self) -> Evaluator | None:
+        """The pooled evaluator when the compiled swap kernel covers it (ROC-AUC, average
+        precision, Spearman, Kendall: one evaluator for every swap), else ``None``."""
+        from ..metrics.ranking import AucEvaluator
+
+        if self.presence is not None:
+            return None
+        entry = self._entry(None)
+        if isinstance(entry, tuple):
+            return None
+        if type(entry) is AucEvaluator or getattr(entry, "compiled_statistic", None):
+            return entry
+        return None
+
     def statistics(self, z: np.ndarray) -> np.ndarray:
         u = self.n_units
         w_a = np.zeros((z.shape[0], 2 * u))
@@ -346,6 +360,32 @@ def _pooled_swapper(
         if not abs(value - est) <= _POOLED_RTOL * scale:
             return None
     return swapper
+
+
+def _kernel_builder(swapper: _Swapper) -> Callable[[Any], Any] | None:
+    """``build(kernels)`` of the compiled runner of random swaps for ``swapper`` (see
+    :func:`booteval.core.engine.compiled_with`), or ``None`` where no kernel covers it."""
+    if isinstance(swapper, _SumSwapper) and isinstance(swapper.diff, np.ndarray):
+        # a sum metric: the kernel adds the swapped units' diffs
+        diff, statistic = swapper.diff, swapper.statistics_of_shift
+
+        def sums(_: Any) -> Any:
+            from ..core.swap_kernels import swap_sums_runner  # numba: after the engine's check
+
+            return swap_sums_runner(diff, statistic)
+
+        return sums
+    ev = swapper.layout_evaluator() if isinstance(swapper, _WeightSwapper) else None
+    if ev is None:
+        return None
+
+    def layout(_: Any) -> Any:
+        from ..core.swap_kernels import swap_layout_runner
+
+        runner = swap_layout_runner(ev, swapper.units, swapper.n_units)
+        return None if isinstance(runner, str) else runner
+
+    return layout
 
 
 def _make_swapper(

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.engine import engine_note, run_replicates
+from ..core.engine import compiled_with, run_replicates
 from ..core.errors import InvalidInputError, collect_warnings, warn
 from ..core.intervals import compute_interval
 from ..core.lazy import stats as _stats
@@ -55,6 +55,10 @@ class _PairedPermutation:
         self.level, self.coefficient = level, coefficient
         xa, xb = _standardize(xa, mask), _standardize(xb, mask)
         self.mask = mask
+        self._spec: dict[str, Any] = {
+            "level": level, "coefficient": coefficient, "shape": xa.shape, "xa": xa, "xb": xb,
+            "z": z, "mask": mask,
+        }  # fmt: skip
         if level == "system":
             sa = K.SystemLevel(xa, z, mask, coefficient)
             sb = K.SystemLevel(xb, z, mask, coefficient)
@@ -64,6 +68,8 @@ class _PairedPermutation:
             self.cnt = mask.sum(axis=1).astype(np.float64)
             self.tol_x = max(sa.tol_x, sb.tol_x)
             self.tol_z = sa.tol_z
+            self._spec.update(xa=self.xa, xb=self.xb, z=self.z, d=self.d, dsum=self.dsum,
+                              cnt=self.cnt, tol_x=self.tol_x, tol_z=self.tol_z)  # fmt: skip
         elif level == "summary":
             self.ra = K.ColumnKernel(xa, z, mask, coefficient)(np.ones((1, xa.shape[0])))[0]
             self.rb = K.ColumnKernel(xb, z, mask, coefficient)(np.ones((1, xa.shape[0])))[0]
@@ -77,6 +83,12 @@ class _PairedPermutation:
             zs = np.concatenate([z[rows, cols], z[rows, cols]])
             self.cells = K.GlobalLevel(xs[None], zs[None], np.ones((1, xs.size), bool),
                                        coefficient)  # fmt: skip
+
+    def spec(self) -> dict[str, Any]:
+        """The test's data, for the compiled engine (:mod:`booteval.core.crossed_swap_kernels`):
+        the standardized cells, and at the system level the systems' means and the cells'
+        differences."""
+        return self._spec
 
     def __call__(self, s: np.ndarray | None, t: np.ndarray | None) -> np.ndarray:
         co = self.coefficient
@@ -186,10 +198,16 @@ class _SwapRun:
             return self.perm(s, t)
 
 
+def _swaps_runner(perm: _PairedPermutation, design: str, exact: bool) -> Any:
+    from ..core.crossed_swap_kernels import crossed_swaps_runner  # numba: after the check
+
+    return crossed_swaps_runner(perm.spec(), design, exact)
+
+
 def _permutation_test(
     perm: _PairedPermutation, design: str, n_sys: int, n_inp: int, n_resamples: int, seed: int,
-    alternative: str, workers: int | None = 1,
-) -> tuple[float, float, bool, np.ndarray, int]:  # fmt: skip
+    alternative: str, workers: int | None = 1, engine: str = "auto",
+) -> tuple[float, float, bool, np.ndarray, int, str | None]:  # fmt: skip
     n_bits = {"systems": n_sys, "inputs": n_inp, "both": n_sys + n_inp}[design]
     use_s, use_t = design != "inputs", design != "systems"
     with np.errstate(all="ignore"):
@@ -201,7 +219,10 @@ def _permutation_test(
     exact = n_bits <= 62 and 2**n_bits <= n_resamples
     source = _SwapSource(n_sys, n_inp, design, exact)
     total = 2**n_bits if exact else n_resamples
-    vals, _ = run_replicates(_SwapRun(perm, source), source, total, seed, None, workers=workers)
+    compiled, note = compiled_with(engine, lambda _: _swaps_runner(perm, design, exact))
+    vals, _ = run_replicates(
+        _SwapRun(perm, source), source, total, seed, None, workers=workers, compiled=compiled
+    )
     ok = np.isfinite(vals)
     vals = vals[ok]
     n_undef = int((~ok).sum())
@@ -212,7 +233,7 @@ def _permutation_test(
     else:
         count = int(np.sum(vals <= obs + P_TOL))
     p = count / vals.size if exact else (count + 1) / (vals.size + 1)
-    return min(1.0, p), obs, exact, vals, n_undef
+    return min(1.0, p), obs, exact, vals, n_undef, note
 
 
 def _williams(r12: float, r13: float, r23: float, n: int, alternative: str) -> tuple[float, float]:
@@ -371,11 +392,12 @@ def compare_correlations(
     perm_vals = None
     n_perm = 0
     if permutation is not None:
-        notes.extend(engine_note(engine))  # the permutation test has no compiled kernel yet
         perm = _PairedPermutation(pa.x, pb.x, pa.z, pa.mask, lv, co)
-        p_perm, _, exact, perm_vals, n_perm_undef = _permutation_test(
-            perm, permutation, n_sys, n_inp, b, seed_int, alternative, workers
+        p_perm, _, exact, perm_vals, n_perm_undef, note = _permutation_test(
+            perm, permutation, n_sys, n_inp, b, seed_int, alternative, workers, engine
         )
+        if note and note not in notes:
+            notes.append(note)
         n_perm = int(perm_vals.size + n_perm_undef)
         if n_perm_undef:
             notes.append(f"{n_perm_undef} swap patterns gave an undefined difference (dropped)")
