@@ -13,7 +13,11 @@ Boot-Inputs ``v``, so the three designs share their draws for the same seed.
 * **summary level**: for each input, the correlation across the systems judged on it with
   weights ``v`` (the layouts of :mod:`booteval.core.rank_kernels`, one segment per input;
   undefined with fewer than ``min_rows`` drawn systems), then the mean over the inputs
-  where it is defined, input ``j`` counted ``w_j`` times;
+  where it is defined, input ``j`` counted ``w_j`` times. Kendall's tau visits every pair
+  of systems instead (when the pairs of all inputs fit in a few megabytes): a replicate
+  forms the pairs' weights ``v_i v_k`` once, and each input takes three dot products of
+  them with its pairs' sign codes (``C - D`` and the pairs untied in each variable), in
+  exact integers as the Fenwick pass;
 * **global level**: one correlation over all judged cells, cell ``(i, j)`` weighing
   ``v_i w_j``.
 
@@ -175,6 +179,97 @@ def _summary_input(
     if drawn < min_rows:
         return np.nan
     return _segment(kind, wt, a, b, c, x, z, lo, hi, gx, gy, fx, fy, tree, wy)
+
+
+#: Kendall's tau at the summary level visits the pairs of systems when the pairs' codes of
+#: all inputs (3 bytes each) take at most this many
+_PAIR_CODES_MAX = 1 << 24
+
+
+def pair_codes(x: np.ndarray, z: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, ...] | None:
+    """The pairs of systems ``(i, k)``, ``i < k``, and per input (rows) their codes: the sign
+    of ``(x_i - x_k)(z_i - z_k)``, and 1 where ``x`` (``z``) is untied, 0 where either cell is
+    unjudged; and the mask as ``int8`` (inputs x systems). ``None`` when too many."""
+    n_sys, n_inp = x.shape
+    iu, ku = np.triu_indices(n_sys, 1)
+    if 3 * iu.size * n_inp > _PAIR_CODES_MAX:
+        return None
+    both = mask[iu] & mask[ku]
+    sx = np.where(both, np.sign(np.where(mask, x, 0.0)[iu] - np.where(mask, x, 0.0)[ku]), 0.0)
+    sz = np.where(both, np.sign(np.where(mask, z, 0.0)[iu] - np.where(mask, z, 0.0)[ku]), 0.0)
+    codes = [np.ascontiguousarray(c.T, dtype=np.int8) for c in (sx * sz, abs(sx), abs(sz))]
+    ints = (np.ascontiguousarray(v, dtype=np.int64) for v in (iu, ku))
+    return (*ints, *codes, np.ascontiguousarray(mask.T, dtype=np.int8))
+
+
+@njit(cache=_CACHE, inline="always")
+def _pair_weights(pw, v, iu, ku):  # pragma: no cover - compiled
+    for p in range(pw.shape[0]):
+        pw[p] = v[iu[p]] * v[ku[p]]
+
+
+@njit(cache=_CACHE, inline="always")
+def _kendall_of_pairs(pw, ccd, cx, cz, j):  # pragma: no cover - compiled
+    """Kendall's tau-b of input ``j`` with pair weights ``pw`` (as :func:`_kendall`)."""
+    cd = np.int64(0)
+    dx = np.int64(0)
+    dz = np.int64(0)
+    for p in range(pw.shape[0]):
+        w = pw[p]
+        cd += w * ccd[j, p]
+        dx += w * cx[j, p]
+        dz += w * cz[j, p]
+    ux = 2.0 * float(dx)
+    uz = 2.0 * float(dz)
+    if not (ux > 0.0 and uz > 0.0):
+        return np.nan
+    return min(1.0, max(-1.0, float(cd) / np.sqrt(ux * uz * 0.25)))
+
+
+@njit(parallel=True, cache=_CACHE)
+def _summary_pairs_kernel(
+    use_v, use_w, min_rows, iu, ku, ccd, cx, cz, mk, n_sys, k0, k1, start, chunks, out
+):  # pragma: no cover - compiled
+    """Summary-level Kendall over the pairs of systems (see :func:`pair_codes`)."""
+    nb = out.shape[0]
+    n_inp = ccd.shape[0]
+    perm = np.arange(n_sys + n_inp)
+    offsets = np.array([0, n_sys, n_sys + n_inp])
+    fixed = np.empty(n_inp)  # Boot-Inputs: every system once
+    if not use_v:
+        pw = np.ones(iu.shape[0], dtype=np.int32)
+        for j in range(n_inp):
+            fixed[j] = _kendall_of_pairs(pw, ccd, cx, cz, j)
+            drawn = np.int64(0)
+            for i in range(n_sys):
+                drawn += mk[j, i]
+            if drawn < min_rows:
+                fixed[j] = np.nan
+    for ch in prange(chunks):
+        counts = np.zeros(n_sys + n_inp, dtype=np.int32)
+        pw = np.zeros(iu.shape[0], dtype=np.int32)
+        for r in range(ch * nb // chunks, (ch + 1) * nb // chunks):
+            _draw_units(counts, perm, offsets, k0, k1, start + r)
+            if use_v:
+                _pair_weights(pw, counts, iu, ku)
+            num = 0.0
+            den = 0.0
+            for j in range(n_inp):
+                wj = float(counts[n_sys + j]) if use_w else 1.0
+                if wj == 0.0:
+                    continue
+                if use_v:
+                    drawn = np.int64(0)
+                    for i in range(n_sys):
+                        drawn += counts[i] * mk[j, i]
+                    r_j = np.nan if drawn < min_rows else _kendall_of_pairs(pw, ccd, cx, cz, j)
+                else:
+                    r_j = fixed[j]
+                if np.isfinite(r_j):
+                    num += wj * r_j
+                    den += wj
+            out[r] = num / den if den > 0.0 else np.nan
+            counts[:] = 0
 
 
 @njit(cache=_CACHE, inline="always")
@@ -347,9 +442,13 @@ def crossed_runner(stat: Any, resample: str) -> Runner:
         tols = (float(spec["tol_x"]), float(spec["tol_z"]))
         kernel_fn = _system_kernel
     else:
-        sysp, inpp, a, b, c, xv, zv, seg, sizes = _segments(level, kind, x, z, mask)
         min_rows = np.int64(spec.get("min_rows", 0))
-        kernel_fn = _segments_kernel
+        pairs = pair_codes(x, z, mask) if level == "summary" and kind == 1 else None
+        if pairs is not None:
+            kernel_fn = _summary_pairs_kernel
+        else:
+            sysp, inpp, a, b, c, xv, zv, seg, sizes = _segments(level, kind, x, z, mask)
+            kernel_fn = _segments_kernel
 
     def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
         k0, k1 = stream_key(seed, "kernels.meta")
@@ -361,6 +460,9 @@ def crossed_runner(stat: Any, resample: str) -> Runner:
             if level == "system":
                 _system_kernel(np.int64(kind), use_v, use_w, xm, zm, mk, *tols, k0, k1,
                                np.int64(lo), chunks, out)  # fmt: skip
+            elif pairs is not None:
+                _summary_pairs_kernel(use_v, use_w, min_rows, *pairs, np.int64(n_sys), k0, k1,
+                                      np.int64(lo), chunks, out)  # fmt: skip
             else:
                 _segments_kernel(
                     np.int64(kind), level == "summary", min_rows, use_v, use_w, sysp, inpp, seg,

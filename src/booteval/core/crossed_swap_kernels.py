@@ -18,6 +18,8 @@ and B' takes A's; a permutation's value is ``r(A') - r(B')``:
   side by side in one rank layout) weighted 0 or 1, so that A' weighs the cells it takes:
   per input across the virtual systems, or once over all virtual cells. Swapping whole
   inputs (Perm-Inputs at the summary level) exchanges the two metrics' per-input values.
+  Kendall's tau at the summary level visits the pairs of virtual systems, as the crossed
+  bootstrap does.
 """
 
 from __future__ import annotations
@@ -28,7 +30,15 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .crossed_kernels import _KINDS, _across_systems, _segment, _segments
+from .crossed_kernels import (
+    _KINDS,
+    _across_systems,
+    _kendall_of_pairs,
+    _pair_weights,
+    _segment,
+    _segments,
+    pair_codes,
+)
 from .kernels import _CACHE, Runner, _compile_notice, _next, _run_chunks, _seed_state, stream_key
 from .rank_kernels import _scratch
 
@@ -188,6 +198,69 @@ def _cells_swap_kernel(
                 out[r] = np.nan
 
 
+@njit(parallel=True, cache=_CACHE)
+def _summary_pairs_swap_kernel(
+    exact, use_s, use_t, iu, ku, ccd, cx, cz, mk, n_sys, n_inp, k0, k1, start, chunks, out
+):  # pragma: no cover - compiled
+    """Summary-level Kendall over the pairs of the ``2 N`` virtual systems (A's, then B's;
+    :func:`booteval.core.crossed_kernels.pair_codes`): A' weighs virtual system ``i`` 1
+    where it takes that metric's scores, B' the others."""
+    nb = out.shape[0]
+    n_bits = (n_sys if use_s else 0) + (n_inp if use_t else 0)
+    fixed = np.empty((n_inp, 2))  # Perm-Inputs: each input's two values, only exchanged
+    if not use_s:
+        wv = np.zeros(2 * n_sys, dtype=np.int32)
+        wv[:n_sys] = 1
+        pw = np.zeros(iu.shape[0], dtype=np.int32)
+        for side in range(2):
+            _pair_weights(pw, wv, iu, ku)
+            for j in range(n_inp):
+                fixed[j, side] = _kendall_of_pairs(pw, ccd, cx, cz, j)
+            for i in range(2 * n_sys):
+                wv[i] = 1 - wv[i]
+    for ch in prange(chunks):
+        bits = np.zeros(n_bits, dtype=np.int64)
+        s = np.zeros(n_sys, dtype=np.int64)
+        t = np.zeros(n_inp, dtype=np.int64)
+        wa = np.zeros(2 * n_sys, dtype=np.int32)
+        wb = np.zeros(2 * n_sys, dtype=np.int32)
+        pa = np.zeros(iu.shape[0], dtype=np.int32)
+        pb = np.zeros(iu.shape[0], dtype=np.int32)
+        for r in range(ch * nb // chunks, (ch + 1) * nb // chunks):
+            _pattern(bits, exact, k0, k1, start + r)
+            _split(bits, use_s, use_t, s, t)
+            if use_s:
+                for i in range(n_sys):
+                    wa[i] = 1 - s[i]
+                    wa[n_sys + i] = s[i]
+                    wb[i] = s[i]
+                    wb[n_sys + i] = 1 - s[i]
+                _pair_weights(pa, wa, iu, ku)
+                _pair_weights(pb, wb, iu, ku)
+            num_a = 0.0
+            den_a = 0.0
+            num_b = 0.0
+            den_b = 0.0
+            for j in range(n_inp):
+                if use_s:
+                    ra = _kendall_of_pairs(pa, ccd, cx, cz, j)
+                    rb = _kendall_of_pairs(pb, ccd, cx, cz, j)
+                else:
+                    ra, rb = fixed[j, 0], fixed[j, 1]
+                if t[j]:
+                    ra, rb = rb, ra
+                if np.isfinite(ra):
+                    num_a += ra
+                    den_a += 1.0
+                if np.isfinite(rb):
+                    num_b += rb
+                    den_b += 1.0
+            if den_a > 0.0 and den_b > 0.0:
+                out[r] = num_a / den_a - num_b / den_b
+            else:
+                out[r] = np.nan
+
+
 def swap_pattern(seed: int, code: int, n_bits: int, exact: bool = False) -> np.ndarray:
     """The swap bits (0/1, systems first) of compiled permutation pattern ``code`` (for
     tests): its binary digits when ``exact``, else the ``kernels.meta.swaps`` stream's.
@@ -223,8 +296,14 @@ def crossed_swaps_runner(spec: dict[str, Any], permutation: str, exact: bool) ->
         )
         kernel_fn = _system_swap_kernel
     else:
-        args = _virtual_cells(level, int(kind), spec["xa"], spec["xb"], spec["z"], spec["mask"])
-        kernel_fn = _cells_swap_kernel
+        xa, xb, z, mask = spec["xa"], spec["xb"], spec["z"], spec["mask"]
+        pairs = None
+        if level == "summary" and kind == _KINDS["kendall"]:  # the virtual systems' pairs
+            pairs = pair_codes(np.vstack([xa, xb]), np.vstack([z, z]), np.vstack([mask, mask]))
+        if pairs is not None:
+            args, kernel_fn = pairs, _summary_pairs_swap_kernel
+        else:
+            args, kernel_fn = _virtual_cells(level, int(kind), xa, xb, z, mask), _cells_swap_kernel
 
     def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
         k0, k1 = stream_key(seed, "kernels.meta.swaps")
@@ -236,6 +315,10 @@ def crossed_swaps_runner(spec: dict[str, Any], permutation: str, exact: bool) ->
             if level == "system":
                 _system_swap_kernel(kind, exact, use_s, use_t, *args, k0, k1, np.int64(lo),
                                     chunks, out)  # fmt: skip
+            elif kernel_fn is _summary_pairs_swap_kernel:
+                _summary_pairs_swap_kernel(exact, use_s, use_t, *args, np.int64(n_sys),
+                                           np.int64(n_inp), k0, k1, np.int64(lo), chunks,
+                                           out)  # fmt: skip
             else:
                 _cells_swap_kernel(kind, level == "summary", exact, use_s, use_t,
                                    np.int64(n_sys), np.int64(n_inp), *args, k0, k1,
