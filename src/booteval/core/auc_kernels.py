@@ -78,6 +78,21 @@ def _mann_whitney(w, total, pos, ties, t0, t1):  # pragma: no cover - compiled
     The tied pairs add ``P_g Q_g / 2`` per group: ``ties[t0:t1]`` lists each group with
     both classes as (first position, first negative, end). In exact integers.
     """
+    tied = _tied_pairs(w, ties, t0, t1)
+    above = np.int64(0)
+    below = np.int64(0)
+    for i in range(pos.shape[0]):
+        cc = np.int64(w[i])
+        isp = pos[i]
+        above += isp * cc * below
+        below += (1 - isp) * cc
+        w[i] = 0
+    return _auc_of(above, tied, below, total)
+
+
+@njit(cache=_CACHE, inline="always")
+def _tied_pairs(w, ties, t0, t1):  # pragma: no cover - compiled
+    """Twice the tied pairs' share of the numerator: ``sum P_g Q_g`` over ``ties[t0:t1]``."""
     tied = np.int64(0)
     for t in range(t0, t1):
         p = np.int64(0)
@@ -87,29 +102,55 @@ def _mann_whitney(w, total, pos, ties, t0, t1):  # pragma: no cover - compiled
         for i in range(ties[t, 1], ties[t, 2]):
             q += w[i]
         tied += p * q
-    above = np.int64(0)
-    below = np.int64(0)
-    for i in range(pos.shape[0]):
-        cc = np.int64(w[i])
-        isp = pos[i]
-        above += isp * cc * below
-        below += (1 - isp) * cc
-        w[i] = 0
+    return tied
+
+
+@njit(cache=_CACHE, inline="always")
+def _auc_of(above, tied, below, total):  # pragma: no cover - compiled
     den = 2.0 * float(total - below) * float(below)
     return float(2 * above + tied) / den if den > 0 else np.nan
 
 
+@njit(cache=_CACHE, inline="always")
+def _mann_whitney_two(w, v, total, pos, ties):  # pragma: no cover - compiled
+    """:func:`_mann_whitney` of two replicates' weights in one pass (two independent
+    running sums keep the core busy); each value as the one-replicate pass gives it."""
+    tied_w = _tied_pairs(w, ties, 0, ties.shape[0])
+    tied_v = _tied_pairs(v, ties, 0, ties.shape[0])
+    above_w = np.int64(0)
+    below_w = np.int64(0)
+    above_v = np.int64(0)
+    below_v = np.int64(0)
+    for i in range(pos.shape[0]):
+        cw = np.int64(w[i])
+        cv = np.int64(v[i])
+        isp = pos[i]
+        above_w += isp * cw * below_w
+        below_w += (1 - isp) * cw
+        above_v += isp * cv * below_v
+        below_v += (1 - isp) * cv
+        w[i] = 0
+        v[i] = 0
+    return _auc_of(above_w, tied_w, below_w, total), _auc_of(above_v, tied_v, below_v, total)
+
+
 @njit(parallel=True, cache=_CACHE)
 def _auc_rows_kernel(pos, ties, k0, k1, start, n_chunks, out):  # pragma: no cover - compiled
-    """As :func:`_auc_kernel`, one pass over the sorted positions (many tie groups):
-    see :func:`_mann_whitney` for ``pos`` and ``ties``."""
+    """As :func:`_auc_kernel`, one pass over the sorted positions (many tie groups), two
+    replicates at a time: see :func:`_mann_whitney` for ``pos`` and ``ties``."""
     n = pos.shape[0]
     nb = out.shape[0]
     for c in prange(n_chunks):
         counts = np.zeros(n, dtype=np.int32)
-        for r in range(c * nb // n_chunks, (c + 1) * nb // n_chunks):
+        other = np.zeros(n, dtype=np.int32)
+        lo, hi = c * nb // n_chunks, (c + 1) * nb // n_chunks
+        for r in range(lo, hi - 1, 2):
             _count_draws(counts, k0, k1, start + r)
-            out[r] = _mann_whitney(counts, n, pos, ties, 0, ties.shape[0])
+            _count_draws(other, k0, k1, start + r + 1)
+            out[r], out[r + 1] = _mann_whitney_two(counts, other, n, pos, ties)
+        if (hi - lo) % 2:
+            _count_draws(counts, k0, k1, start + hi - 1)
+            out[hi - 1] = _mann_whitney(counts, n, pos, ties, 0, ties.shape[0])
 
 
 @njit(parallel=True, cache=_CACHE)
