@@ -134,23 +134,32 @@ def _mann_whitney_two(w, v, total, pos, ties):  # pragma: no cover - compiled
     return _auc_of(above_w, tied_w, below_w, total), _auc_of(above_v, tied_v, below_v, total)
 
 
+#: the rows kernel passes two replicates at a time up to this many rows (two count arrays
+#: per thread still fit the core's cache; beyond, one at a time is faster)
+_TWO_MAX = 1 << 19
+
+
 @njit(parallel=True, cache=_CACHE)
 def _auc_rows_kernel(pos, ties, k0, k1, start, n_chunks, out):  # pragma: no cover - compiled
     """As :func:`_auc_kernel`, one pass over the sorted positions (many tie groups), two
-    replicates at a time: see :func:`_mann_whitney` for ``pos`` and ``ties``."""
+    replicates at a time up to :data:`_TWO_MAX` rows: see :func:`_mann_whitney` for ``pos``
+    and ``ties``."""
     n = pos.shape[0]
     nb = out.shape[0]
+    two = n <= _TWO_MAX
     for c in prange(n_chunks):
         counts = np.zeros(n, dtype=np.int32)
-        other = np.zeros(n, dtype=np.int32)
+        other = np.zeros(n if two else 0, dtype=np.int32)
         lo, hi = c * nb // n_chunks, (c + 1) * nb // n_chunks
-        for r in range(lo, hi - 1, 2):
+        r = lo
+        while two and r + 1 < hi:
             _count_draws(counts, k0, k1, start + r)
             _count_draws(other, k0, k1, start + r + 1)
             out[r], out[r + 1] = _mann_whitney_two(counts, other, n, pos, ties)
-        if (hi - lo) % 2:
-            _count_draws(counts, k0, k1, start + hi - 1)
-            out[hi - 1] = _mann_whitney(counts, n, pos, ties, 0, ties.shape[0])
+            r += 2
+        for q in range(r, hi):
+            _count_draws(counts, k0, k1, start + q)
+            out[q] = _mann_whitney(counts, n, pos, ties, 0, ties.shape[0])
 
 
 @njit(parallel=True, cache=_CACHE)
