@@ -174,13 +174,32 @@ def _rejection(n):  # pragma: no cover - compiled
 
 @njit(cache=_CACHE)
 def _count_draws(counts, k0, k1, b):  # pragma: no cover - compiled
-    """Add replicate ``b``'s ``len(counts)`` draws to ``counts`` (how often each index occurs)."""
-    nn, reject = _rejection(counts.shape[0])
+    """Add replicate ``b``'s ``len(counts)`` draws to ``counts`` (how often each index occurs).
+
+    The words of :func:`_bounded` (the high, then the low half of each output), two per
+    output in one step: the same indices, without carrying the spare half between calls.
+    """
+    n = counts.shape[0]
+    nn, reject = _rejection(n)
     s0, s1, s2, s3 = _seed_state(k0, k1, b)
-    buf, have = np.uint64(0), False
-    for _ in range(counts.shape[0]):
-        idx, s0, s1, s2, s3, buf, have = _bounded(s0, s1, s2, s3, buf, have, nn, reject)
-        counts[idx] += 1
+    i = 0
+    while i < n:
+        out, s0, s1, s2, s3 = _next(s0, s1, s2, s3)
+        m1 = (out >> _U32) * nn
+        m2 = (out & _LOW32) * nn
+        ok1 = (m1 & _LOW32) >= reject
+        ok2 = (m2 & _LOW32) >= reject
+        if ok1 and ok2 and i + 1 < n:  # nearly always: both words accepted
+            counts[m1 >> _U32] += 1
+            counts[m2 >> _U32] += 1
+            i += 2
+            continue
+        if ok1:
+            counts[m1 >> _U32] += 1
+            i += 1
+        if ok2 and i < n:
+            counts[m2 >> _U32] += 1
+            i += 1
 
 
 @njit(cache=_CACHE)
