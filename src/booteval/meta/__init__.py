@@ -54,8 +54,11 @@ Seeds
     from a generator seeded by the ``meta.bootstrap`` stream for the fixed-size block
     holding ``b``. Either way the same seed gives the same replicates whatever the level,
     coefficient, metric or design (Boot-Systems and Boot-Both draw the same systems), so
-    metrics are compared on common resamples. Permutations use the ``meta.permutation``
-    stream (NumPy engine). All run through the engine's loop
+    metrics are compared on common resamples. Random swap patterns of the permutation test
+    come from the ``kernels.meta.swaps`` stream (one generator per pattern;
+    :mod:`booteval.core.crossed_swap_kernels`), or from the ``meta.permutation`` stream with
+    ``engine="numpy"``; an exact test enumerates the patterns in the same order on both
+    engines, with the same values. All run through the engine's loop
     (:func:`booteval.core.engine.run_replicates`), with a two-way crossed weight source
     (system counts, then input counts, per replicate): ``workers`` threads and the batching
     never change a replicate, and ``progress`` is reported per batch.
