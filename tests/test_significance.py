@@ -352,6 +352,28 @@ def test_the_compiled_engine_swaps_sum_metrics_with_its_own_bits():
     assert np.array_equal(again.distribution, r.distribution)
 
 
+@pytest.mark.parametrize("metric", ["f1", "mcc", "balanced_accuracy"])
+def test_the_compiled_engine_swaps_confusion_matrix_metrics(metric):
+    from booteval.core.swap_kernels import swap_bits
+
+    rng = np.random.default_rng(6)
+    n = 120
+    y = rng.integers(0, 2, n)
+    a = np.where(rng.random(n) < 0.8, y, 1 - y)
+    b = np.where(rng.random(n) < 0.7, y, 1 - y)
+    r = permutation_test(y, a, b, metric=metric, n_permutations=300, seed=3)
+    fn, design = get_metric(metric), make_design(n)
+    swappable = np.flatnonzero(a != b)
+    for k in (0, 17, 299):  # permutation k: the metric on the swapped systems
+        z = np.zeros(n, dtype=bool)
+        z[swappable] = swap_bits(3, k, swappable.size).astype(bool)
+        a2, b2 = np.where(z, b, a), np.where(z, a, b)
+        want = fn.bind((y, b2), design).estimate() - fn.bind((y, a2), design).estimate()
+        assert r.distribution[k] == pytest.approx(want, abs=1e-12)
+    slow = permutation_test(y, a, b, metric=metric, n_permutations=300, seed=3, engine="numpy")
+    assert not np.array_equal(slow.distribution, r.distribution)  # the NumPy engine's bits
+
+
 @pytest.mark.parametrize("metric", ["roc_auc", "average_precision", "spearman", "kendall"])
 @pytest.mark.parametrize("clustered", [False, True])
 def test_the_compiled_engine_swaps_rank_metrics_on_the_pooled_rows(metric, clustered):

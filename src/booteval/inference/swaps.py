@@ -37,6 +37,9 @@ _BLOCK_PERMUTATIONS = 1024
 # the pooled binding must reproduce each system's own value to this relative tolerance
 _POOLED_RTOL = 1e-9
 _UNDEFINED_ERRORS = (ValueError, ZeroDivisionError, FloatingPointError)
+# the compiled swap kernel takes a sum metric's sparse statistics (confusion-matrix cells)
+# as dense columns up to this many
+_DENSE_COLUMNS = 64
 
 
 def _check_exact(exact: object) -> str | bool:
@@ -365,9 +368,14 @@ def _pooled_swapper(
 def _kernel_builder(swapper: _Swapper) -> Callable[[Any], Any] | None:
     """``build(kernels)`` of the compiled runner of random swaps for ``swapper`` (see
     :func:`booteval.core.engine.compiled_with`), or ``None`` where no kernel covers it."""
-    if isinstance(swapper, _SumSwapper) and isinstance(swapper.diff, np.ndarray):
-        # a sum metric: the kernel adds the swapped units' diffs
+    if isinstance(swapper, _SumSwapper) and (
+        isinstance(swapper.diff, np.ndarray) or swapper.diff.shape[1] <= _DENSE_COLUMNS
+    ):
+        # a sum metric: the kernel adds the swapped units' diffs (a confusion matrix's few
+        # cells as dense columns)
         diff, statistic = swapper.diff, swapper.statistics_of_shift
+        if not isinstance(diff, np.ndarray):
+            diff = diff.toarray()
 
         def sums(_: Any) -> Any:
             from ..core.swap_kernels import swap_sums_runner  # numba: after the engine's check
