@@ -72,6 +72,30 @@ def _split(bits, use_s, use_t, s, t):  # pragma: no cover - compiled
         t[j] = bits[off + j] if use_t else 0
 
 
+@njit(cache=_CACHE, inline="always")
+def _mean_difference(per, t):  # pragma: no cover - compiled
+    """Summary level: the mean of the swapped metric A's per-input values (over the inputs
+    where they are defined) minus that of B's; ``per[j]`` holds input ``j``'s two values,
+    exchanged where ``t[j]``."""
+    num_a = 0.0
+    den_a = 0.0
+    num_b = 0.0
+    den_b = 0.0
+    for j in range(per.shape[0]):
+        ra, rb = per[j, 0], per[j, 1]
+        if t[j]:
+            ra, rb = rb, ra
+        if np.isfinite(ra):
+            num_a += ra
+            den_a += 1.0
+        if np.isfinite(rb):
+            num_b += rb
+            den_b += 1.0
+    if den_a > 0.0 and den_b > 0.0:
+        return num_a / den_a - num_b / den_b
+    return np.nan
+
+
 @njit(cache=_CACHE)
 def _pattern_kernel(exact, k0, k1, code, n_bits):  # pragma: no cover - compiled
     bits = np.zeros(n_bits, dtype=np.int64)
@@ -156,6 +180,7 @@ def _cells_swap_kernel(
         t = np.zeros(n_inp, dtype=np.int64)
         wa = np.zeros(n_pos, dtype=np.int64)
         wb = np.zeros(n_pos, dtype=np.int64)
+        per = np.empty((n_seg, 2))  # each input's values for A' and B'
         fx, fy, tree, wy = _scratch(gmax)
         for r in range(ch * nb // chunks, (ch + 1) * nb // chunks):
             _pattern(bits, exact, k0, k1, start + r)
@@ -172,30 +197,13 @@ def _cells_swap_kernel(
                 rb = _segment(kind, wb, a, b, c, x, z, lo, hi, gx, gy, fx, fy, tree, wy)
                 out[r] = ra - rb
                 continue
-            num_a = 0.0
-            den_a = 0.0
-            num_b = 0.0
-            den_b = 0.0
             for g in range(n_seg):
                 if use_s:
                     lo, hi = seg[g], seg[g + 1]
                     gx, gy = sizes[g, 0], sizes[g, 1]
-                    ra = _segment(kind, wa, a, b, c, x, z, lo, hi, gx, gy, fx, fy, tree, wy)
-                    rb = _segment(kind, wb, a, b, c, x, z, lo, hi, gx, gy, fx, fy, tree, wy)
-                else:
-                    ra, rb = fixed[g, 0], fixed[g, 1]
-                if t[g]:
-                    ra, rb = rb, ra
-                if np.isfinite(ra):
-                    num_a += ra
-                    den_a += 1.0
-                if np.isfinite(rb):
-                    num_b += rb
-                    den_b += 1.0
-            if den_a > 0.0 and den_b > 0.0:
-                out[r] = num_a / den_a - num_b / den_b
-            else:
-                out[r] = np.nan
+                    per[g, 0] = _segment(kind, wa, a, b, c, x, z, lo, hi, gx, gy, fx, fy, tree, wy)
+                    per[g, 1] = _segment(kind, wb, a, b, c, x, z, lo, hi, gx, gy, fx, fy, tree, wy)
+            out[r] = _mean_difference(per if use_s else fixed, t)
 
 
 @njit(parallel=True, cache=_CACHE)
@@ -226,6 +234,7 @@ def _summary_pairs_swap_kernel(
         wb = np.zeros(2 * n_sys, dtype=np.int32)
         pa = np.zeros(iu.shape[0], dtype=np.int32)
         pb = np.zeros(iu.shape[0], dtype=np.int32)
+        per = np.empty((n_inp, 2))
         for r in range(ch * nb // chunks, (ch + 1) * nb // chunks):
             _pattern(bits, exact, k0, k1, start + r)
             _split(bits, use_s, use_t, s, t)
@@ -237,28 +246,10 @@ def _summary_pairs_swap_kernel(
                     wb[n_sys + i] = 1 - s[i]
                 _pair_weights(pa, wa, iu, ku)
                 _pair_weights(pb, wb, iu, ku)
-            num_a = 0.0
-            den_a = 0.0
-            num_b = 0.0
-            den_b = 0.0
-            for j in range(n_inp):
-                if use_s:
-                    ra = _kendall_of_pairs(pa, ccd, cx, cz, j)
-                    rb = _kendall_of_pairs(pb, ccd, cx, cz, j)
-                else:
-                    ra, rb = fixed[j, 0], fixed[j, 1]
-                if t[j]:
-                    ra, rb = rb, ra
-                if np.isfinite(ra):
-                    num_a += ra
-                    den_a += 1.0
-                if np.isfinite(rb):
-                    num_b += rb
-                    den_b += 1.0
-            if den_a > 0.0 and den_b > 0.0:
-                out[r] = num_a / den_a - num_b / den_b
-            else:
-                out[r] = np.nan
+            for j in range(n_inp if use_s else 0):
+                per[j, 0] = _kendall_of_pairs(pa, ccd, cx, cz, j)
+                per[j, 1] = _kendall_of_pairs(pb, ccd, cx, cz, j)
+            out[r] = _mean_difference(per if use_s else fixed, t)
 
 
 def swap_pattern(seed: int, code: int, n_bits: int, exact: bool = False) -> np.ndarray:
