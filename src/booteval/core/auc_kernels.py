@@ -15,22 +15,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 from numba import njit, prange
 
-from .kernels import (
-    _CACHE,
-    Runner,
-    _compile_notice,
-    _count_draws,
-    _design_units,
-    _draw_units,
-    _run_chunks,
-    stream_key,
-)
+from .kernels import _CACHE, Runner, _count_draws, _design_units, _draw_units, chunk_runner
 
-__all__ = ["auc_bounds", "auc_runner", "single", "systems_runner", "units_auc_runner", "units_of"]
+__all__ = ["auc_bounds", "auc_runner", "single", "units_auc_runner", "units_of"]
 
 
 @njit(parallel=True, cache=_CACHE)
@@ -215,27 +205,18 @@ def _sorted_auc_runner(ev: object) -> Runner:
     n = int(bounds[-1])
     n_groups = (bounds.size - 1) // 2
     # many tie groups: one branch-free step per position; few: one loop per group
-    per_row = n_groups * 8 > n
-    if per_row:
+    if n_groups * 8 > n:
         _, pos, ties = _auc_layout(ev)
 
-    def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
-        k0, k1 = stream_key(seed)
-        _compile_notice(_auc_rows_kernel if per_row else _auc_kernel)
+        def rows(lo: Any, chunks: Any, k0: Any, k1: Any, out: np.ndarray) -> None:
+            _auc_rows_kernel(pos, ties, k0, k1, lo, chunks, out)
 
-        def kernel(lo: int, hi: int) -> np.ndarray:
-            out = np.empty(hi - lo)
-            chunks = np.int64(min(hi - lo, 8 * numba.get_num_threads()))
-            if per_row:
-                _auc_rows_kernel(pos, ties, k0, k1, np.int64(lo), chunks, out)
-            else:
-                _auc_kernel(bounds, k0, k1, np.int64(lo), chunks, out)
-            return out
+        return chunk_runner(_auc_rows_kernel, rows)
 
-        return _run_chunks(kernel, start, stop), None
+    def groups(lo: Any, chunks: Any, k0: Any, k1: Any, out: np.ndarray) -> None:
+        _auc_kernel(bounds, k0, k1, lo, chunks, out)
 
-    run.has_standard_error = False  # type: ignore[attr-defined]
-    return run
+    return chunk_runner(_auc_kernel, groups)
 
 
 def _auc_layout(ev: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -270,7 +251,7 @@ def units_auc_runner(parts: list[object], design: Any) -> Runner | str:
     def call(lo: int, chunks: int, k0: Any, k1: Any, out: np.ndarray) -> None:
         _auc_units_kernel(units, pos, ties, tie_at, perm, offsets, k0, k1, lo, chunks, out)
 
-    return systems_runner(_auc_units_kernel, units.shape[0], call)
+    return chunk_runner(_auc_units_kernel, call, width=units.shape[0])
 
 
 def units_of(layouts: list[tuple[np.ndarray, ...]], design: Any) -> np.ndarray | str:
@@ -280,25 +261,6 @@ def units_of(layouts: list[tuple[np.ndarray, ...]], design: Any) -> np.ndarray |
         return "the compiled engine needs the systems on the same rows"
     unit_of_row = np.asarray(design.unit_of_row, dtype=np.int64)
     return np.ascontiguousarray(np.stack([unit_of_row[lay[0]] for lay in layouts]))
-
-
-def systems_runner(kernel: Any, n_systems: int, call: Any) -> Runner:
-    """A runner of ``(batch, n_systems)`` values from ``call(lo, chunks, k0, k1, out)``,
-    which fills ``out`` with replicates ``lo ..`` of ``kernel`` on numba's threads."""
-
-    def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
-        k0, k1 = stream_key(seed)
-        _compile_notice(kernel)
-
-        def chunk(lo: int, hi: int) -> np.ndarray:
-            out = np.empty((hi - lo, n_systems))
-            call(np.int64(lo), np.int64(min(hi - lo, 8 * numba.get_num_threads())), k0, k1, out)
-            return out
-
-        return _run_chunks(chunk, start, stop).reshape(stop - start, n_systems), None
-
-    run.has_standard_error = False  # type: ignore[attr-defined]
-    return run
 
 
 def single(runner: Runner | str) -> Runner | str:

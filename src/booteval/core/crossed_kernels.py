@@ -29,11 +29,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 from numba import njit, prange
 
-from .kernels import _CACHE, Runner, _compile_notice, _draw_units, _run_chunks, stream_key
+from .kernels import _CACHE, Runner, _draw_units, chunk_runner, stream_key
 from .rank_kernels import RANK_STATISTICS, _kendall, _rank_arrays, _scratch, _spearman
 
 __all__ = ["crossed_counts", "crossed_runner"]
@@ -160,11 +159,17 @@ def _segments_kernel(
                                              gx, gy, fx, fy, tree, wy)  # fmt: skip
                     else:
                         r_s = fixed[s]
-                if np.isfinite(r_s):
-                    num += wj * r_s
-                    den += wj
+                num, den = _add_defined(num, den, wj, r_s)
             out[r] = num / den if den > 0.0 else np.nan
             counts[:] = 0
+
+
+@njit(cache=_CACHE, inline="always")
+def _add_defined(num, den, w, r):  # pragma: no cover - compiled
+    """A weighted mean's running sums with value ``r`` of weight ``w`` added where defined."""
+    if np.isfinite(r):
+        return num + w * r, den + w
+    return num, den
 
 
 @njit(cache=_CACHE)
@@ -189,7 +194,16 @@ _PAIR_CODES_MAX = 1 << 24
 def pair_codes(x: np.ndarray, z: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, ...] | None:
     """The pairs of systems ``(i, k)``, ``i < k``, and per input (rows) their codes: the sign
     of ``(x_i - x_k)(z_i - z_k)``, and 1 where ``x`` (``z``) is untied, 0 where either cell is
-    unjudged; and the mask as ``int8`` (inputs x systems). ``None`` when too many."""
+    unjudged; and the mask as ``int8`` (inputs x systems). ``None`` when too many.
+
+    Examples
+    --------
+    >>> x = np.array([[1.0], [2.0], [2.0]])  # 3 systems, 1 input
+    >>> z = np.array([[1.0], [3.0], [2.0]])
+    >>> iu, ku, cd, ux, uz, mk = pair_codes(x, z, np.ones((3, 1), dtype=bool))
+    >>> iu.tolist(), ku.tolist(), cd.tolist(), ux.tolist(), uz.tolist()
+    ([0, 0, 1], [1, 2, 2], [[1, 1, 0]], [[1, 1, 0]], [[1, 1, 1]])
+    """
     n_sys, n_inp = x.shape
     iu, ku = np.triu_indices(n_sys, 1)
     if 3 * iu.size * n_inp > _PAIR_CODES_MAX:
@@ -265,9 +279,7 @@ def _summary_pairs_kernel(
                     r_j = np.nan if drawn < min_rows else _kendall_of_pairs(pw, ccd, cx, cz, j)
                 else:
                     r_j = fixed[j]
-                if np.isfinite(r_j):
-                    num += wj * r_j
-                    den += wj
+                num, den = _add_defined(num, den, wj, r_j)
             out[r] = num / den if den > 0.0 else np.nan
             counts[:] = 0
 
@@ -450,28 +462,17 @@ def crossed_runner(stat: Any, resample: str) -> Runner:
             sysp, inpp, a, b, c, xv, zv, seg, sizes = _segments(level, kind, x, z, mask)
             kernel_fn = _segments_kernel
 
-    def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
-        k0, k1 = stream_key(seed, "kernels.meta")
-        _compile_notice(kernel_fn)
+    def call(lo: Any, chunks: Any, k0: Any, k1: Any, out: np.ndarray) -> None:
+        if level == "system":
+            _system_kernel(np.int64(kind), use_v, use_w, xm, zm, mk, *tols, k0, k1, lo, chunks,
+                           out)  # fmt: skip
+        elif pairs is not None:
+            _summary_pairs_kernel(use_v, use_w, min_rows, *pairs, np.int64(n_sys), k0, k1, lo,
+                                  chunks, out)  # fmt: skip
+        else:
+            _segments_kernel(
+                np.int64(kind), level == "summary", min_rows, use_v, use_w, sysp, inpp, seg,
+                a, b, c, xv, zv, sizes, np.int64(n_sys), np.int64(n_inp), k0, k1, lo, chunks, out,
+            )  # fmt: skip
 
-        def kernel(lo: int, hi: int) -> np.ndarray:
-            out = np.empty(hi - lo)
-            chunks = np.int64(min(hi - lo, 8 * numba.get_num_threads()))
-            if level == "system":
-                _system_kernel(np.int64(kind), use_v, use_w, xm, zm, mk, *tols, k0, k1,
-                               np.int64(lo), chunks, out)  # fmt: skip
-            elif pairs is not None:
-                _summary_pairs_kernel(use_v, use_w, min_rows, *pairs, np.int64(n_sys), k0, k1,
-                                      np.int64(lo), chunks, out)  # fmt: skip
-            else:
-                _segments_kernel(
-                    np.int64(kind), level == "summary", min_rows, use_v, use_w, sysp, inpp, seg,
-                    a, b, c, xv, zv, sizes, np.int64(n_sys), np.int64(n_inp), k0, k1,
-                    np.int64(lo), chunks, out,
-                )  # fmt: skip
-            return out
-
-        return _run_chunks(kernel, start, stop), None
-
-    run.has_standard_error = False  # type: ignore[attr-defined]
-    return run
+    return chunk_runner(kernel_fn, call, stream="kernels.meta")

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 from numba import njit, prange
 
@@ -39,7 +38,7 @@ from .crossed_kernels import (
     _segments,
     pair_codes,
 )
-from .kernels import _CACHE, Runner, _compile_notice, _next, _run_chunks, _seed_state, stream_key
+from .kernels import _CACHE, Runner, _next, _seed_state, chunk_runner, stream_key
 from .rank_kernels import _scratch
 
 __all__ = ["crossed_swaps_runner", "swap_pattern"]
@@ -296,30 +295,17 @@ def crossed_swaps_runner(spec: dict[str, Any], permutation: str, exact: bool) ->
         else:
             args, kernel_fn = _virtual_cells(level, int(kind), xa, xb, z, mask), _cells_swap_kernel
 
-    def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
-        k0, k1 = stream_key(seed, "kernels.meta.swaps")
-        _compile_notice(kernel_fn)
+    def call(lo: Any, chunks: Any, k0: Any, k1: Any, out: np.ndarray) -> None:
+        if level == "system":
+            _system_swap_kernel(kind, exact, use_s, use_t, *args, k0, k1, lo, chunks, out)
+        elif kernel_fn is _summary_pairs_swap_kernel:
+            _summary_pairs_swap_kernel(exact, use_s, use_t, *args, np.int64(n_sys),
+                                       np.int64(n_inp), k0, k1, lo, chunks, out)  # fmt: skip
+        else:
+            _cells_swap_kernel(kind, level == "summary", exact, use_s, use_t, np.int64(n_sys),
+                               np.int64(n_inp), *args, k0, k1, lo, chunks, out)  # fmt: skip
 
-        def kernel(lo: int, hi: int) -> np.ndarray:
-            out = np.empty(hi - lo)
-            chunks = np.int64(min(hi - lo, 8 * numba.get_num_threads()))
-            if level == "system":
-                _system_swap_kernel(kind, exact, use_s, use_t, *args, k0, k1, np.int64(lo),
-                                    chunks, out)  # fmt: skip
-            elif kernel_fn is _summary_pairs_swap_kernel:
-                _summary_pairs_swap_kernel(exact, use_s, use_t, *args, np.int64(n_sys),
-                                           np.int64(n_inp), k0, k1, np.int64(lo), chunks,
-                                           out)  # fmt: skip
-            else:
-                _cells_swap_kernel(kind, level == "summary", exact, use_s, use_t,
-                                   np.int64(n_sys), np.int64(n_inp), *args, k0, k1,
-                                   np.int64(lo), chunks, out)  # fmt: skip
-            return out
-
-        return _run_chunks(kernel, start, stop), None
-
-    run.has_standard_error = False  # type: ignore[attr-defined]
-    return run
+    return chunk_runner(kernel_fn, call, stream="kernels.meta.swaps")
 
 
 def _virtual_cells(

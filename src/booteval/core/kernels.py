@@ -34,7 +34,8 @@ Kernels
 * random swaps of a paired sum metric: :mod:`booteval.core.swap_kernels`;
 * the two-level threshold bootstrap with a named rule: :mod:`booteval.core.threshold_kernels`;
 * the wild bootstrap of an OLS fit: :mod:`booteval.core.wild_kernels`;
-* the meta-evaluation's crossed bootstrap (systems x inputs): :mod:`booteval.core.crossed_kernels`.
+* the meta-evaluation's crossed bootstrap (systems x inputs): :mod:`booteval.core.crossed_kernels`,
+  and its paired permutation test: :mod:`booteval.core.crossed_swap_kernels`.
 
 Callables and compressed cells have no kernel;
 :func:`plan` says why, and the caller uses the NumPy engine.
@@ -53,7 +54,7 @@ from numba import njit, prange
 
 from .streams import seed_sequence
 
-__all__ = ["drawn_indices", "plan", "stream_key", "sums_runner", "threads"]
+__all__ = ["chunk_runner", "drawn_indices", "plan", "stream_key", "sums_runner", "threads"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -303,6 +304,39 @@ def _run_chunks(kernel: Callable[[int, int], np.ndarray], start: int, stop: int)
         kernel(lo, min(lo + _CALL_REPLICATES, stop)) for lo in range(start, stop, _CALL_REPLICATES)
     ]
     return np.concatenate(parts) if parts else np.zeros((0,))
+
+
+def chunk_runner(
+    kernel: object, call: Callable[..., None], width: int | None = None, stream: str = "kernels"
+) -> Runner:
+    """A runner of ``kernel``'s replicates: ``call(lo, chunks, k0, k1, out)`` fills ``out``
+    (shape ``(batch,)``, or ``(batch, width)``) with replicates ``lo ..`` on numba's threads
+    in ``chunks`` pieces, keyed on ``stream``; the runner calls it in slices of
+    ``_CALL_REPLICATES`` and says once when ``kernel`` must be compiled first.
+
+    Examples
+    --------
+    >>> def call(lo, chunks, k0, k1, out):  # replicate b's value: b itself
+    ...     out[:] = np.arange(lo, lo + out.shape[0])
+    >>> run = chunk_runner(_count_draws, call)
+    >>> run(0, 3, 6, False)[0].tolist()
+    [3.0, 4.0, 5.0]
+    """
+
+    def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
+        k0, k1 = stream_key(seed, stream)
+        _compile_notice(kernel)
+
+        def chunk(lo: int, hi: int) -> np.ndarray:
+            out = np.empty((hi - lo,) if width is None else (hi - lo, width))
+            call(np.int64(lo), np.int64(min(hi - lo, 8 * numba.get_num_threads())), k0, k1, out)
+            return out
+
+        values = _run_chunks(chunk, start, stop)
+        return (values if width is None else values.reshape(stop - start, width)), None
+
+    run.has_standard_error = False  # type: ignore[attr-defined]
+    return run
 
 
 _noticed: set[str] = set()

@@ -28,13 +28,8 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from .auc_kernels import systems_runner, units_of
-from .kernels import (
-    _CACHE,
-    Runner,
-    _design_units,
-    _draw_units,
-)
+from .auc_kernels import units_of
+from .kernels import _CACHE, Runner, _design_units, _draw_units, chunk_runner
 
 __all__ = ["RANK_STATISTICS", "rank_layout", "rank_runner", "rank_values"]
 
@@ -301,4 +296,4 @@ def rank_runner(parts: list[Any], design: Any) -> Runner | str:
     def call(lo: int, chunks: int, k0: Any, k1: Any, out: np.ndarray) -> None:
         _rank_units_kernel(kind, units, a, b, c, sizes, perm, offsets, k0, k1, lo, chunks, out)
 
-    return systems_runner(_rank_units_kernel, units.shape[0], call)
+    return chunk_runner(_rank_units_kernel, call, width=units.shape[0])

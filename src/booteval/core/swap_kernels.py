@@ -19,13 +19,22 @@ two engines give different (equally valid) null distributions for the same seed.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-import numba
 import numpy as np
 from numba import njit, prange
 
 from .auc_kernels import _auc_layout, _mann_whitney
-from .kernels import _CACHE, Runner, _compile_notice, _next, _run_chunks, _seed_state, stream_key
+from .kernels import (
+    _CACHE,
+    Runner,
+    _compile_notice,
+    _next,
+    _run_chunks,
+    _seed_state,
+    chunk_runner,
+    stream_key,
+)
 from .rank_kernels import RANK_STATISTICS, _kind, _layout_statistic, _scratch, rank_layout
 
 __all__ = ["swap_bits", "swap_layout_runner", "swap_sums_runner"]
@@ -185,17 +194,7 @@ def swap_layout_runner(ev: object, swappable: np.ndarray, n_units: int) -> Runne
     swappable = np.ascontiguousarray(swappable, dtype=np.int64)
     args = (units, a, b, c, sizes, ties, swappable, np.int64(n_units))
 
-    def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
-        k0, k1 = stream_key(seed, "kernels.swaps")
-        _compile_notice(_swap_layout_kernel)
+    def call(lo: Any, chunks: Any, k0: Any, k1: Any, out: np.ndarray) -> None:
+        _swap_layout_kernel(np.int64(kind), *args, k0, k1, lo, chunks, out)
 
-        def kernel(lo: int, hi: int) -> np.ndarray:
-            out = np.empty(hi - lo)
-            chunks = np.int64(min(hi - lo, 8 * numba.get_num_threads()))
-            _swap_layout_kernel(np.int64(kind), *args, k0, k1, np.int64(lo), chunks, out)
-            return out
-
-        return _run_chunks(kernel, start, stop), None
-
-    run.has_standard_error = False  # type: ignore[attr-defined]
-    return run
+    return chunk_runner(_swap_layout_kernel, call, stream="kernels.swaps")
