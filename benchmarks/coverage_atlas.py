@@ -84,9 +84,11 @@ CLUSTER_COUNTS: tuple[int, ...] = (5, 10, 30, 50, 200)
 DESIGNS: tuple[str, ...] = ("iid", "stratified", *(f"clustered-{g}" for g in CLUSTER_COUNTS))
 BOOT_METHODS: tuple[str, ...] = ("percentile", "basic", "normal", "bca", "studentized")
 METHOD_ORDER: tuple[str, ...] = (
+    "auto",
     *BOOT_METHODS,
     "studentized-logit",
     "wilson",
+    "jeffreys",
     "clopper-pearson",
     "clustered-wilson",
     "delong",
@@ -588,7 +590,7 @@ class BleuSpec(MetricSpec):
 
 
 def _specs() -> dict[str, MetricSpec]:
-    bins = ("wilson", "clopper-pearson")
+    bins = ("wilson", "clopper-pearson", "jeffreys")
     clus = ("clustered-wilson", "cr2", "cr1", "wild-cluster")
     means = ("cr2", "cr1", "wild-cluster")
     out: list[MetricSpec] = [
@@ -756,6 +758,10 @@ def methods_for(cell: Cell) -> tuple[str, ...]:
         out += spec.analytic_iid
     elif cell.n_clusters is not None:
         out += spec.analytic_clustered
+    if isinstance(spec, AccuracySpec):
+        # booteval.ci's default, run as such; for other metrics the rule does not look at
+        # the data, so the page reads its column off the method it picks (derived_auto)
+        out.append("auto")
     return tuple(m for m in METHOD_ORDER if m in out)
 
 
@@ -905,6 +911,12 @@ def dataset_intervals(
             ["studentized-logit"],
             lambda: booteval.ci(*data.arrays, **common, transform="logit"),
         )
+    if "auto" in wanted:
+        kw = {"metric_kwargs": spec.kwargs or None, "n_inner": n_inner}
+        attempt(
+            ["auto"],
+            lambda: booteval.ci(*data.arrays, metric=spec.metric, **kw, **run, **design),
+        )
     scores = data.scores
     if "wilson" in wanted or "clopper-pearson" in wanted:
         assert scores is not None
@@ -914,6 +926,7 @@ def dataset_intervals(
             ["clopper-pearson"],
             lambda: booteval.clopper_pearson_interval(k, n, confidence_level=level),
         )
+        attempt(["jeffreys"], lambda: booteval.jeffreys_interval(k, n, confidence_level=level))
     if "delong" in wanted:
         attempt(["delong"], lambda: booteval.delong_interval(*data.arrays, confidence_level=level))
     if "fisher-z" in wanted:

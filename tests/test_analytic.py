@@ -17,6 +17,7 @@ from booteval.inference.analytic import (
     AnalyticInterval,
     clopper_pearson_interval,
     fisher_z_interval,
+    jeffreys_interval,
     wilson_interval,
 )
 from booteval.inference.delong import DeLongTest, delong_interval, delong_test
@@ -190,6 +191,49 @@ def test_clopper_pearson_zero_successes_closed_form():
             assert ci.high == pytest.approx(expected, abs=1e-13)
             mirror = clopper_pearson_interval(n, n, confidence_level=level)
             assert mirror.low == pytest.approx(1 - expected, abs=1e-13)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_jeffreys_matches_beta_quantiles(level):
+    tail = (1 - level) / 2
+    for k, n in GRID:
+        ci = jeffreys_interval(k, n, confidence_level=level)
+        assert (ci.method, ci.n, ci.standard_error, ci.estimate) == ("jeffreys", n, None, k / n)
+        if 0 < k < n:
+            lo, hi = stats.beta.ppf([tail, 1 - tail], k + 0.5, n - k + 0.5)
+            assert ci.low == pytest.approx(lo, abs=1e-12), (k, n)
+            assert ci.high == pytest.approx(hi, abs=1e-12), (k, n)
+        assert 0.0 <= ci.low <= ci.estimate <= ci.high <= 1.0
+        assert ci.high > ci.low  # never a point, even when every trial agrees
+
+
+def test_jeffreys_all_one_outcome_uses_the_exact_limit():
+    for n in (1, 5, 20, 200):
+        for level in (0.9, 0.95):
+            tail = (1 - level) / 2
+            top = jeffreys_interval(n, n, confidence_level=level)
+            assert (top.low, top.high) == (pytest.approx(tail ** (1 / n), abs=1e-14), 1.0)
+            cp = clopper_pearson_interval(n, n, confidence_level=level)
+            assert top.low == pytest.approx(cp.low, abs=1e-12)
+            bottom = jeffreys_interval(0, n, confidence_level=level)
+            assert (bottom.low, bottom.high) == (0.0, pytest.approx(1 - top.low, abs=1e-14))
+
+
+def _exact_coverage(interval, n, p):
+    """Coverage at ``p``: the binomial probability of the outcomes whose interval holds p."""
+    return sum(
+        stats.binom.pmf(k, n, p)
+        for k in range(n + 1)
+        if (r := interval(k, n)).low <= p <= r.high
+    )
+
+
+def test_jeffreys_exact_coverage_where_wilson_over_covers():
+    # accuracy at n = 200, p = 0.95 (issue 14): Wilson 96.7 %, Jeffreys 95.0 %
+    assert _exact_coverage(wilson_interval, 200, 0.95) == pytest.approx(0.9668, abs=5e-4)
+    assert _exact_coverage(jeffreys_interval, 200, 0.95) == pytest.approx(0.9501, abs=5e-4)
+    # n = 20, p = 0.9: a bootstrap covers 87.6 % here; Jeffreys 95.7 %
+    assert _exact_coverage(jeffreys_interval, 20, 0.9) == pytest.approx(0.9568, abs=5e-4)
 
 
 # --------------------------------------------------------------------------------------------

@@ -345,8 +345,10 @@ def test_bca_ties_convention_changes_z0_as_documented():
     from scipy.special import ndtri
 
     y, p = _data("accuracy", seed=2)
-    half = booteval.ci(y, p, metric="accuracy", n_resamples=4000, seed=1)
-    below = booteval.ci(y, p, metric="accuracy", n_resamples=4000, seed=1, bca_ties="below")
+    half = booteval.ci(y, p, metric="accuracy", method="bca", n_resamples=4000, seed=1)
+    below = booteval.ci(
+        y, p, metric="accuracy", method="bca", n_resamples=4000, seed=1, bca_ties="below"
+    )
     d = half.distribution
     n_below = np.sum(d < half.estimate)
     n_equal = np.sum(d == half.estimate)
@@ -368,7 +370,7 @@ def test_zero_variance_jackknife_sets_acceleration_to_zero_with_a_note():
 def test_extreme_bca_levels_are_warned():
     x = np.concatenate([np.zeros(38), [1.0, 50.0]])
     with pytest.warns(DegenerateIntervalWarning, match="extreme order statistics"):
-        booteval.ci(x, metric="mean", n_resamples=100, seed=0, confidence_level=0.95)
+        booteval.ci(x, metric="mean", method="bca", n_resamples=100, seed=0)
 
 
 def test_undefined_auc_replicates_are_dropped_counted_and_warned():
@@ -469,16 +471,23 @@ def test_monte_carlo_errors_match_the_spread_over_seeds(method):
 def test_few_units_warn_and_name_a_better_calibrated_interval():
     rng = np.random.default_rng(3)
     with pytest.warns(booteval.SmallSampleWarning, match=r"BCa on 20 rows.*studentized"):
-        r = booteval.ci(rng.random(20), seed=0, n_resamples=500)
+        r = booteval.ci(rng.random(20), method="bca", seed=0, n_resamples=500)
     assert any("BCa on 20 rows" in note for note in r.notes)
-    with pytest.warns(booteval.SmallSampleWarning, match=r"wilson_interval\(k, n\)"):
-        booteval.ci((rng.random(20) < 0.9).astype(int), seed=0, n_resamples=500)
+    with pytest.warns(booteval.SmallSampleWarning, match=r"method='auto' \(a Jeffreys"):
+        booteval.ci((rng.random(20) < 0.9).astype(int), method="bca", seed=0, n_resamples=500)
     clusters = np.arange(200) % 8
     with pytest.warns(booteval.SmallSampleWarning, match=r"only 8 clusters.*cluster_robust"):
-        booteval.ci(rng.random(200), clusters=clusters, seed=0, n_resamples=500)
+        booteval.ci(rng.random(200), clusters=clusters, method="bca", seed=0, n_resamples=500)
     with pytest.warns(booteval.SmallSampleWarning, match=r"only 8 clusters.*studentized"):
-        booteval.ci((rng.random(200) < 0.8).astype(int), clusters=clusters, seed=0,
-                    n_resamples=500)  # fmt: skip
+        booteval.ci((rng.random(200) < 0.8).astype(int), clusters=clusters, method="percentile",
+                    seed=0, n_resamples=500)  # fmt: skip
+    # method="auto" (the default) picks the remedy itself: only the few-clusters note stays
+    with pytest.warns(booteval.SmallSampleWarning, match=r"only 8 clusters.*method='auto' took"):
+        r = booteval.ci(rng.random(200), clusters=clusters, seed=0, n_resamples=500)
+    assert r.method == "studentized"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", booteval.SmallSampleWarning)
+        assert booteval.ci(rng.random(20), seed=0, n_resamples=500).method == "studentized"
 
 
 def test_enough_units_or_another_method_say_nothing_about_sample_size():
@@ -516,7 +525,7 @@ def test_auto_resamples_follow_the_target_and_the_cap():
 def test_auto_resamples_warn_once():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        booteval.ci(np.arange(20.0), seed=0, n_resamples="auto", max_resamples=8_000)
+        booteval.ci(np.arange(20.0), method="bca", seed=0, n_resamples="auto", max_resamples=8_000)
     small = [w for w in caught if issubclass(w.category, booteval.SmallSampleWarning)]
     assert len(small) == 1
 

@@ -168,11 +168,12 @@ def test_text_markdown_latex_csv_carry_provenance(frame, tmp_path):
         assert f"booteval {booteval.__version__}" in out.stdout or fmt == "csv"
         if fmt != "csv":
             assert r.format(100, 2) in out.stdout, fmt
-            assert "seed = 5" in out.stdout and "B = 400" in out.stdout and "bca" in out.stdout
+            assert "seed = 5" in out.stdout and "B = 400" in out.stdout
+            assert r.method == "studentized" and "studentized" in out.stdout  # method="auto"
         else:
             rows = list(pd.read_csv(pd.io.common.StringIO(out.stdout)).itertuples())
             assert rows[0].estimate == pytest.approx(r.estimate)
-            assert rows[0].seed == 5 and rows[0].method == "bca"
+            assert rows[0].seed == 5 and rows[0].method == r.method
             assert rows[0].provenance_booteval == booteval.__version__
     assert "\\toprule" in run(*base, "--format", "latex").stdout
     target = tmp_path / "table.md"

@@ -136,6 +136,7 @@ NOT_TAKEN = {
 }  # fmt: skip
 #: defaults that differ from SHARED because the statistics ask for it (the docstring says why)
 OWN_DEFAULTS = {
+    ("ci", "method"): "auto",  # the coverage atlas's best calibrated method for the case
     ("bootstrap_training", "n_resamples"): 200,  # every replicate refits the model
     ("bootstrap_training", "method"): "percentile",  # a BCa jackknife would refit n times
     ("threshold_ci", "n_resamples"): 2_000,  # every replicate refits the threshold

@@ -111,7 +111,7 @@ def test_decorated_functions_keep_their_signature_and_docs():
 def test_warnings_point_at_the_callers_line():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        booteval.ci(np.ones(20), n_resamples=100, seed=0)
+        booteval.ci(np.ones(20), method="bca", n_resamples=100, seed=0)
     assert caught and all(w.filename == __file__ for w in caught)
 
 

@@ -88,6 +88,7 @@ EXAMPLES = {
     "paired_t_test": lambda: booteval.paired_t_test(SC, SC2),
     "mcnemar_test": lambda: booteval.mcnemar_test(Y, PA, PB),
     "wilson_interval": lambda: booteval.wilson_interval(40, 60),
+    "jeffreys_interval": lambda: booteval.jeffreys_interval(40, 60),
     "clopper_pearson_interval": lambda: booteval.clopper_pearson_interval(40, 60),
     "delong_interval": lambda: booteval.delong_interval(Y, SA),
     "delong_test": lambda: booteval.delong_test(Y, SA, SB),
@@ -269,7 +270,7 @@ _PS = _PR.random(300)
 _PCL = np.arange(300) % 25
 PINNED = {
     "ci_mean_bca": (
-        lambda: booteval.ci(_PS, n_resamples=2000, seed=3, engine="numpy"),
+        lambda: booteval.ci(_PS, method="bca", n_resamples=2000, seed=3, engine="numpy"),
         ("0x1.01720b251f5cfp-1", "0x1.e32ecaabab418p-2", "0x1.130aa0f083709p-1"),
     ),
     "ci_accuracy_clustered_percentile": (
@@ -302,7 +303,7 @@ PINNED = {
         ("-0x1.62fc962fc9630p-5", "-0x1.c28f5c28f5c28p-4", "0x1.7e4b17e4b17e0p-6"),
     ),
     "ci_mean_bca_default_engine": (
-        lambda: booteval.ci(_PS, n_resamples=2000, seed=3),
+        lambda: booteval.ci(_PS, method="bca", n_resamples=2000, seed=3),
         ("0x1.01720b251f5cfp-1", "0x1.dff65c81c35c7p-2", "0x1.11e11fc2d60afp-1"),
     ),
     "ci_roc_auc_bca_default_engine": (

@@ -35,6 +35,7 @@ from .inference.analytic import (
     AnalyticInterval,
     clopper_pearson_interval,
     fisher_z_interval,
+    jeffreys_interval,
     wilson_interval,
 )
 from .inference.classical import McNemarTestResult, PairedTTestResult, mcnemar_test, paired_t_test
@@ -200,6 +201,7 @@ __all__ = [
     "delong_test",
     "draw_multipliers",
     "fisher_z_interval",
+    "jeffreys_interval",
     "fit_threshold",
     "get_metric",
     "leaderboard",

@@ -16,9 +16,10 @@ Examples
 >>> print(render(ci_report([("model", r)], scale=100, digits=1), "markdown"))
 | system | mean (95% CI) |
 | --- | ---: |
-| model | 75.0 (65.0, 83.8) |
+| model | 75.0 (64.7, 83.5) |
 <BLANKLINE>
-95% bca intervals; iid bootstrap (80 rows); B = 1000, seed = 0; booteval ...
+95% jeffreys intervals; iid bootstrap (80 rows); B = 1000, seed = 0; booteval ...
+note: method='auto' chose each interval method from the coverage atlas (each result's notes say why)
 """
 
 from __future__ import annotations
@@ -144,12 +145,24 @@ def _provenance(results: Sequence[Any], **extra: Any) -> dict[str, Any]:
     return prov
 
 
+#: how the note of ``ci(method="auto")`` starts; a report says it once, not per result
+_AUTO_NOTE = "method='auto' chose "
+
+
 def _notes(pairs: Sequence[tuple[str, Any]]) -> list[str]:
     out = []
+    auto = False
     for label, r in pairs:
-        out.extend(f"note ({label}): {n}" if label else f"note: {n}" for n in r.notes)
+        notes = [n for n in r.notes if not n.startswith(_AUTO_NOTE)]
+        auto = auto or len(notes) < len(r.notes)
+        out.extend(f"note ({label}): {n}" if label else f"note: {n}" for n in notes)
         if getattr(r, "n_undefined", 0):
             out.append(f"note ({label}): {r.n_undefined} undefined replicates dropped")
+    if auto:
+        out.insert(0, (
+            "note: method='auto' chose each interval method from the coverage atlas (each "
+            "result's notes say why)"
+        ))  # fmt: skip
     return out
 
 
@@ -165,9 +178,10 @@ def ci_report(results: Sequence[tuple[str, Any]], *, scale: float = 1.0, digits:
     ...       for k in ("accuracy", "f1")]
     >>> print(render(ci_report(rs, scale=100, digits=1), "text"))
     system  accuracy (95% CI)  f1 (95% CI)
-    m       80.0 (71.0, 87.0)  80.0 (68.4, 86.5)
+    m       80.0 (71.4, 86.9)  80.0 (70.8, 87.6)
     <BLANKLINE>
-    95% bca intervals; iid bootstrap (100 rows); B = 500, seed = 0; booteval ...
+    95% jeffreys, percentile intervals; iid bootstrap (100 rows); B = 500, seed = 0; booteval ...
+    note: method='auto' chose each interval method from the coverage atlas (each result's notes say why)
     """
     if not results:
         raise ValueError("no results to report")

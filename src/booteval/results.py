@@ -510,7 +510,7 @@ class CIResult(Result):
         >>> import booteval
         >>> r = booteval.ci([1, 0, 1, 1, 0, 1, 1, 1], n_resamples=1000, seed=0)
         >>> r.format(scale=100, digits=1)
-        '75.0 (37.5, 100.0)'
+        '75.0 (40.8, 94.4)'
         """
         return format_triplet(self.estimate, self.low, self.high, scale=scale, digits=digits)
 

@@ -5,6 +5,8 @@ Each function here answers in microseconds to milliseconds, without resampling, 
 
 * :func:`wilson_interval` -- Wilson score interval for a binomial proportion (e.g. accuracy).
 * :func:`clopper_pearson_interval` -- exact (conservative) interval for a binomial proportion.
+* :func:`jeffreys_interval` -- equal-tailed Jeffreys interval for a binomial proportion, closed
+  at 0 or 1 with the exact limit when every trial has the same outcome.
 * :func:`delong_interval` -- ROC-AUC with DeLong's nonparametric standard error.
 * :func:`delong_test` -- DeLong's paired test comparing the AUCs of two scorers on the same rows.
 * :func:`fisher_z_interval` -- Fisher-z interval for a Pearson, Spearman or Kendall correlation,
@@ -32,6 +34,7 @@ __all__ = [
     "AnalyticInterval",
     "clopper_pearson_interval",
     "fisher_z_interval",
+    "jeffreys_interval",
     "wilson_interval",
 ]
 
@@ -58,7 +61,8 @@ class AnalyticInterval(Result):
     confidence_level : float
         The nominal coverage, strictly between 0 and 1.
     method : str
-        The formula: ``"wilson"``, ``"clopper-pearson"``, ``"delong"`` or ``"fisher-z"``.
+        The formula: ``"wilson"``, ``"clopper-pearson"``, ``"jeffreys"``, ``"delong"`` or
+        ``"fisher-z"``.
     n : int
         The sample size the formula used; each function's docstring says what it counts.
     standard_error : float or None
@@ -380,6 +384,74 @@ def clopper_pearson_interval(
     low = 0.0 if k == 0 else float(betaincinv(k, n_ - k + 1, tail))
     high = 1.0 if k == n_ else float(betaincinv(k + 1, n_ - k, 1.0 - tail))
     return AnalyticInterval(k / n_, low, high, level, "clopper-pearson", n_, None)
+
+
+@validated
+def jeffreys_interval(
+    successes: int, n: int, *, confidence_level: float = 0.95
+) -> AnalyticInterval:
+    """Equal-tailed Jeffreys interval for a binomial proportion.
+
+    The end points are the ``alpha / 2`` and ``1 - alpha / 2`` quantiles of
+    Beta(``successes + 1/2``, ``n - successes + 1/2``), the posterior under the Jeffreys
+    prior, read as a confidence interval. Brown, Cai & DasGupta (2001) recommend it with
+    the Wilson interval; it is nearly as short as Wilson's and its misses are balanced
+    between the two sides. When every trial has the same outcome the quantile on the
+    open side would sit too close to the estimate (coverage collapses for a true
+    proportion just inside it), so that end is the exact Clopper-Pearson limit,
+    ``(alpha / 2) ** (1 / n)`` for ``successes == n``, and the other end is 1 (0 when
+    ``successes == 0``). This is the interval ``booteval.ci(..., method="auto")`` gives a
+    proportion of independent rows (see ``docs/coverage.md``).
+
+    Parameters
+    ----------
+    successes : int
+        Number of successes (e.g. correct predictions), between 0 and ``n``.
+    n : int
+        Number of trials (e.g. evaluated rows), at least 1.
+    confidence_level : float, default 0.95
+        Nominal coverage, strictly between 0 and 1.
+
+    Returns
+    -------
+    AnalyticInterval
+        ``estimate = successes / n``, ``method = "jeffreys"``, ``n`` = number of trials and
+        ``standard_error = None``.
+
+    Raises
+    ------
+    InvalidInputError
+        If ``n`` is not a positive integer, ``successes`` is not an integer in ``[0, n]`` or
+        ``confidence_level`` is not strictly between 0 and 1.
+
+    Notes
+    -----
+    For ``0 < k < n``: ``low = B^-1(alpha/2; k + 1/2, n - k + 1/2)`` and
+    ``high = B^-1(1 - alpha/2; k + 1/2, n - k + 1/2)``, ``B^-1(q; a, b)`` the ``q`` quantile
+    of the Beta(a, b) distribution. Exact coverage (summing binomial probabilities over
+    the outcomes whose interval contains ``p``) at ``n = 200``: 95.0 % for ``p = 0.95``
+    (Wilson 96.7 %, Clopper-Pearson 96.7 %).
+
+    Examples
+    --------
+    >>> print(jeffreys_interval(42, 50))
+    0.8400 (0.7207, 0.9213)
+    >>> r = jeffreys_interval(20, 20)  # all correct: not a point
+    >>> round(r.low, 4), r.high
+    (0.8316, 1.0)
+    """
+    from scipy.special import betaincinv
+
+    k, n_, level = _check_binomial(successes, n, confidence_level)
+    tail = (1.0 - level) / 2.0
+    if k == n_:
+        low, high = tail ** (1.0 / n_), 1.0
+    elif k == 0:
+        low, high = 0.0, 1.0 - tail ** (1.0 / n_)
+    else:
+        low = float(betaincinv(k + 0.5, n_ - k + 0.5, tail))
+        high = float(betaincinv(k + 0.5, n_ - k + 0.5, 1.0 - tail))
+    return AnalyticInterval(k / n_, low, high, level, "jeffreys", n_, None)
 
 
 # --------------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from ..core.validation import MAX_RESAMPLES, check_confidence_level
 from ..metrics import Metric, resolve_metric
 from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze
 from .analytic import wilson_interval
+from .auto_method import CLOSED_FORMS, Case, Rule, case_of, choose, closed_form, reason
 
 __all__ = ["ci"]
 
@@ -42,7 +43,7 @@ def _is_proportion(name: str, arrays: tuple[np.ndarray, ...]) -> bool:
 
 
 def _small_sample_pointer(
-    name: str, arrays: tuple[np.ndarray, ...], design: Any, method: str
+    name: str, arrays: tuple[np.ndarray, ...], design: Any, method: str, *, auto: bool = False
 ) -> str | None:
     """A note naming a better-calibrated interval when there are few independent units.
 
@@ -51,29 +52,37 @@ def _small_sample_pointer(
     bias correction and acceleration are estimated from too few values (the
     evaluation-toolkit reference: do not trust BCa below n = 30), and near 0 or 1 a
     proportion's bootstrap under-covers (the atlas: accuracy at n = 20, p = 0.9, BCa
-    87.9 %, Wilson 95.8 %).
+    87.9 %, Jeffreys 95.7 %). With ``auto`` (``method="auto"`` chose the method) only the
+    few-clusters note remains: no method fixes that.
     """
     proportion = _is_proportion(name, arrays)
     if design.clustered and design.n_clusters < FEW_UNITS:
+        head = f"only {design.n_clusters} clusters: "
+        if auto:
+            return (
+                head + f"intervals are less reliable with fewer than about {FEW_UNITS} "
+                "independent units; method='auto' took the best calibrated one in the coverage "
+                "atlas, which can still miss by a few points with 5 or 10 clusters"
+            )
         # the coverage atlas (docs/coverage.md), accuracy p = 0.9, n = 1,000, 10 clusters:
         # BCa 87.2 %, studentized 93.5 %, CR2 93.9 %
         if proportion or name == "mean":
             better = (
-                "; booteval.cluster_robust_interval(scores, clusters) (CR2 with "
-                "Bell-McCaffrey degrees of freedom) or method='studentized' hold their level "
-                "better"
+                "; method='auto', booteval.cluster_robust_interval(scores, clusters) (CR2 "
+                "with Bell-McCaffrey degrees of freedom) or method='studentized' hold their "
+                "level better"
             )
         else:
             better = ""
         return (
-            f"only {design.n_clusters} clusters: bootstrap intervals tend to be too narrow "
-            f"with fewer than about {FEW_UNITS} independent units{better}"
+            head + "bootstrap intervals tend to be too narrow with fewer than about "
+            f"{FEW_UNITS} independent units{better}"
         )
-    if not design.clustered and method == "bca" and design.n_rows < FEW_UNITS:
+    if not auto and not design.clustered and method == "bca" and design.n_rows < FEW_UNITS:
         better = (
-            "booteval.wilson_interval(k, n), a score interval,"
+            "method='auto' (a Jeffreys interval here)"
             if proportion
-            else "method='studentized' (or 'percentile')"
+            else "method='auto' or method='studentized'"
         )
         return (
             f"BCa on {design.n_rows} rows (fewer than {FEW_UNITS}) is unreliable: its bias "
@@ -116,7 +125,7 @@ def _proportion_pointer(
 
 @entry_point(own=("n_resamples",))
 def ci(
-    *data: Any, metric: str | Metric | Callable[..., float] | None = None, method: str = "bca",
+    *data: Any, metric: str | Metric | Callable[..., float] | None = None, method: str = "auto",
     confidence_level: float = 0.95, n_resamples: int | str = 10_000, seed: int | None = None,
     batch: int | None = None, strata: Any = None, clusters: Any = None, transform: Any = None,
     on_undefined: str = "drop", metric_kwargs: dict[str, Any] | None = None, n_inner: int = 50,
@@ -137,11 +146,20 @@ def ci(
         :class:`~booteval.metrics.Metric`, or any callable ``f(x) -> float`` or
         ``f(y_true, y_pred) -> float`` (e.g. a scikit-learn metric). A callable
         takes the slow generic path: one call per replicate.
-    method : {"bca", "percentile", "basic", "normal", "studentized"}
+    method : {"auto", "bca", "percentile", "basic", "normal", "studentized"}
         The interval method (see :mod:`booteval.intervals` for the exact
         conventions). ``"studentized"`` uses the metric's analytic standard
         error where it has one (means, proportions, mean losses) and a nested
-        bootstrap of ``n_inner`` resamples per replicate otherwise.
+        bootstrap of ``n_inner`` resamples per replicate otherwise. ``"auto"``
+        (default) takes the method that the coverage atlas (``docs/coverage.md``)
+        shows best calibrated for the metric, the design, ``n``, the number of
+        clusters and, for a proportion, its distance from 0 or 1: the table
+        ``booteval.inference.auto_method.RULES``. It may be a closed form for a
+        proportion (``"jeffreys"`` on independent rows, ``"clustered-wilson"``
+        near 0 or 1 under clusters, ``"cr2"`` with fewer than 10 clusters); the
+        bootstrap still runs (percentile) so ``result.with_method`` and
+        ``result.distribution`` work. ``result.method`` is the method chosen and
+        ``result.notes`` says why.
     confidence_level : float
         Strictly between 0 and 1.
     n_resamples : int or "auto"
@@ -218,12 +236,14 @@ def ci(
     >>> r.estimate
     0.8
     >>> print(r.format(scale=100, digits=1))
-    80.0 (71.0, 87.0)
+    80.0 (71.4, 86.9)
     """
     budget = _check_budget(n_resamples, mcse_target, max_resamples, confidence_level)
+    auto = method == "auto"
     opts = check_run_options(
         confidence_level=confidence_level,
-        n_resamples=budget[2] if budget else n_resamples, seed=seed, method=method,
+        n_resamples=budget[2] if budget else n_resamples, seed=seed,
+        method="bca" if auto else method,
         on_undefined=on_undefined, bca_ties=bca_ties, batch=batch, n_inner=n_inner,
         workers=workers, engine=engine,
     )  # fmt: skip
@@ -250,16 +270,55 @@ def ci(
             f"data where it evaluates to {estimate}",
         )
     tr = resolve_transform(transform, evaluator.count)
+    case = rule = None
+    if auto:
+        case = case_of(m, arrays, plan, studentized=design == "multinomial", closed_form=tr is None)
+        rule = choose(case)
+        run_method = "percentile" if rule.method in CLOSED_FORMS else rule.method
+        opts = replace(opts, method=run_method)
     source = weight_source(design, plan, evaluator.design, clusters, opts.method)
-    run = partial(_run, m, arrays, plan, evaluator, estimate, tr, opts, source)
-    if budget is None:
-        return run(opts.n_resamples)
-    return _run_to_budget(run, opts.method, *budget)
+    run = partial(_run, m, arrays, plan, evaluator, estimate, tr, opts, source, auto=auto)
+    if rule is not None and rule.method in CLOSED_FORMS:
+        b = opts.n_resamples if budget is None else budget[2]
+        return _closed_form_result(run, b, budget is not None, rule, case, m, arrays, clusters)
+    result = run(opts.n_resamples) if budget is None else _run_to_budget(run, opts.method, *budget)
+    if rule is None or case is None:
+        return result
+    details = {**result.details, "auto": {"method": rule.method, "evidence": rule.evidence}}
+    return replace(result, notes=(reason(rule, case), *result.notes), details=details)
+
+
+def _closed_form_result(
+    run: Callable[[int], CIResult], b: int, budgeted: bool, rule: Rule, case: Case, m: Metric,
+    arrays: tuple[np.ndarray, ...], clusters: Any,
+) -> CIResult:  # fmt: skip
+    """``method="auto"``'s result where it chose a closed form: the bootstrap (percentile)
+    still runs, for ``with_method`` and the distribution, but the interval, its notes and
+    warnings are the closed form's (a collapsed bootstrap interval is not the result's)."""
+    with collect_warnings() as caught:
+        result = run(b)
+    for w in caught:
+        if not issubclass(w.category, DegenerateIntervalWarning):
+            warn(w.message, w.category, stacklevel=4)
+    recipe = result._recompute
+    run_notes = (*recipe.notes_before, *recipe.notes_after) if recipe is not None else ()
+    run_notes = tuple(n for n in run_notes if not n.startswith("every row has the same"))
+    if budgeted:
+        run_notes += (
+            f"n_resamples='auto': B = {b}; the {rule.method} interval is a closed form, "
+            "without Monte Carlo error",
+        )
+    out = closed_form(rule.method, m, arrays, clusters, result.confidence_level)
+    return replace(
+        result, low=out.low, high=out.high, method=rule.method, mcse_low=0.0, mcse_high=0.0,
+        notes=(reason(rule, case), *getattr(out, "notes", ()), *run_notes),
+        details={**result.details, "auto": {"method": rule.method, "evidence": rule.evidence}},
+    )  # fmt: skip
 
 
 def _run(
     m: Metric, arrays: tuple[np.ndarray, ...], design: Any, evaluator: Any, estimate: float,
-    tr: Any, opts: Any, source: Any, b: int,
+    tr: Any, opts: Any, source: Any, b: int, *, auto: bool = False,
 ) -> CIResult:  # fmt: skip
     """ci's run of ``b`` replicates and its finish (warnings attributed to ci's caller)."""
     level, seed_int, method = opts.confidence_level, opts.seed, opts.method
@@ -274,7 +333,7 @@ def _run(
         ", numba engine" if compiled is not None else ""
     )
     engine_notes = (engine_note,) if engine_note else ()
-    small = _small_sample_pointer(m.name, arrays, design, method)
+    small = _small_sample_pointer(m.name, arrays, design, method, auto=auto)
     if small:
         engine_notes += (small,)
         warn(small, SmallSampleWarning, stacklevel=3)

@@ -123,6 +123,16 @@ class Accuracy(_LabelMetric):
 
     name = "accuracy"
 
+    def outcomes(self, y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
+        """Each row's outcome (``True`` where it counts), whose mean is the metric.
+
+        Examples
+        --------
+        >>> Accuracy().outcomes(np.array([0, 1, 1]), np.array([0, 1, 0])).tolist()
+        [True, True, False]
+        """
+        return self._hits(y_true, y_pred)
+
     def _hits(self, y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
         if y_true.dtype.kind in "biuf" and y_pred.dtype.kind in "biuf":
             return y_true == y_pred  # numbers: equal values, equal classes

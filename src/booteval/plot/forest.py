@@ -170,7 +170,7 @@ def plot_forest(
     >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
     ['system A', 'system B']
     >>> [t.get_text() for t in fig.axes[1].get_yticklabels()]
-    ['75.0 (37.5, 100.0)', '50.0 (12.5, 87.5)']
+    ['75.0 (40.8, 94.4)', '50.0 (19.9, 80.1)']
     """
     target = _check_path(path)
     rows, source, ref = _rows_of(results, labels, ranks)

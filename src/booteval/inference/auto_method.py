@@ -1,0 +1,248 @@
+"""``method="auto"``: the interval method the coverage atlas shows best calibrated for a case.
+
+The choice looks only at what the caller's data show: the kind of metric, whether rows
+are resampled in clusters (and how many), the number of rows, and for a proportion how
+many rows are in the minority outcome (its distance from 0 or 1). :data:`RULES` is the
+whole rule: the first row whose condition holds gives the method, and each row names
+the atlas cells (``docs/coverage.md``, 95 % intervals, 2,000 simulated data sets per
+cell) that justify it. Where the atlas has no evidence the choice stays BCa, the
+default of booteval 0.1 and of ``scipy.stats.bootstrap``.
+
+Every method is the one of that name elsewhere in booteval: a bootstrap interval of
+:func:`booteval.ci`, or a closed form (:func:`booteval.jeffreys_interval`,
+:func:`booteval.clustered_wilson_interval`, :func:`booteval.cluster_robust_interval`
+with CR2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import collect_warnings, warn
+from ..metrics import Metric
+from ..metrics.calibration import Brier, LogLoss
+from ..metrics.classification import F1, Accuracy
+from ..metrics.correlation import Pearson
+from ..metrics.regression import MAE, MSE, Mean
+from .analytic import AnalyticInterval, jeffreys_interval
+from .few_clusters import cluster_robust_interval, clustered_wilson_interval
+
+__all__ = [
+    "CLOSED_FORMS", "RULES", "Case", "Rule", "case_of", "choose", "closed_form", "outcomes", "reason",
+]  # fmt: skip
+
+#: the closed-form methods ``method="auto"`` may choose (all others are bootstrap methods)
+CLOSED_FORMS: tuple[str, ...] = ("jeffreys", "clustered-wilson", "cr2")
+#: a clustered proportion is "near 0 or 1" with fewer rows than this in its rarer outcome,
+#: and at most this share of the rows
+NEAR_BOUNDARY = 20
+NEAR_BOUNDARY_SHARE = 0.2
+#: fewer clusters than this: the CR2 interval rather than the cluster bootstrap-t
+VERY_FEW_CLUSTERS = 10
+
+
+@dataclass(frozen=True)
+class Case:
+    """What ``method="auto"`` looks at.
+
+    Attributes
+    ----------
+    family : str
+        ``"proportion"`` (accuracy, error rate, the mean of 0/1 scores), ``"mean"`` (the
+        mean of other scores, MAE, MSE, log loss, Brier), ``"f1"``, ``"pearson"`` or
+        ``"other"``.
+    clustered : bool
+        Whole clusters are resampled.
+    n : int
+        Rows.
+    n_clusters : int or None
+        Clusters, where clustered.
+    minority : int or None
+        For a proportion, the rows in its rarer outcome, ``min(k, n - k)``.
+    studentized : bool
+        The studentized interval is available (the multinomial design).
+    closed_form : bool
+        A closed-form interval may stand in (no ``transform`` was asked for).
+    """
+
+    family: str
+    clustered: bool
+    n: int
+    n_clusters: int | None = None
+    minority: int | None = None
+    studentized: bool = True
+    closed_form: bool = True
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One row of the choice: where it applies, the method, and the atlas cells behind it."""
+
+    family: str
+    design: str
+    condition: str
+    method: str
+    evidence: str
+    applies: Callable[[Case], bool]
+
+    def holds(self, case: Case) -> bool:
+        """Whether this row applies to ``case``."""
+        if self.family not in ("any", case.family):
+            return False
+        if self.design not in ("any", "clustered" if case.clustered else "independent"):
+            return False
+        if self.method == "studentized" and not case.studentized:
+            return False
+        if self.method in CLOSED_FORMS and not case.closed_form:
+            return False
+        return self.applies(case)
+
+
+def _always(case: Case) -> bool:
+    return True
+
+
+def _near_boundary(case: Case) -> bool:
+    m = case.minority
+    return m is not None and m < NEAR_BOUNDARY and m <= NEAR_BOUNDARY_SHARE * case.n
+
+
+def _very_few_clusters(case: Case) -> bool:
+    return case.n_clusters is not None and case.n_clusters < VERY_FEW_CLUSTERS
+
+
+# The rule, first match wins. Coverage of 95 % intervals in the atlas (docs/coverage.md);
+# "exact": computed by summing binomial probabilities, no simulation error.
+RULES: tuple[Rule, ...] = (
+    Rule("proportion", "clustered",
+         f"fewer than {NEAR_BOUNDARY} rows, and at most {NEAR_BOUNDARY_SHARE:.0%}, in the rarer "
+         "outcome",
+         "clustered-wilson",
+         "accuracy p = 0.99, n = 200, 30 clusters: clustered Wilson 96.2 %, studentized 87.1 %, "
+         "BCa 86.0 %", _near_boundary),
+    Rule("proportion", "clustered", f"fewer than {VERY_FEW_CLUSTERS} clusters", "cr2",
+         "accuracy p = 0.5, n = 20, 5 clusters: CR2 95.2 %, studentized 93.9 %, BCa 86.3 %; "
+         "p = 0.9, n = 1,000, 5 clusters: CR2 94.5 %, studentized 92.7 %, BCa 81.0 %",
+         _very_few_clusters),
+    Rule("proportion", "clustered", "otherwise", "studentized",
+         "accuracy p = 0.5, n = 1,000, 50 clusters: studentized 94.7 %, BCa 92.0 %",
+         _always),
+    Rule("mean", "clustered", "any number of clusters", "studentized",
+         "mean of a skewed score, n = 1,000, 50 clusters: studentized 91.4 %, BCa 87.8 %",
+         _always),
+    Rule("proportion", "independent", "any n", "jeffreys",
+         "accuracy p = 0.9, n = 20: Jeffreys 95.7 % (exact), BCa 87.9 %; p = 0.95, n = 200: "
+         "Jeffreys 95.0 %, Wilson 96.7 % (exact), BCa 97.8 %", _always),
+    Rule("mean", "independent", "n >= 10", "studentized",
+         "mean of a skewed score, n = 20: studentized 91.6 %, BCa 87.0 %; n = 200: 95.0 %, "
+         "93.9 %", lambda case: case.n >= 10),
+    Rule("f1", "independent", "n >= 50", "percentile",
+         "F1, n = 50: percentile 94.6 %, BCa 97.4 %; macro-F1, n = 50: 94.8 %, 96.7 %",
+         lambda case: case.n >= 50),
+    Rule("pearson", "independent", "n < 50", "studentized",
+         "Pearson, n = 20: studentized 95.8 %, BCa 92.5 %", lambda case: case.n < 50),
+    Rule("any", "any", "otherwise", "bca",
+         "BCa is booteval's and scipy.stats.bootstrap's default; ROC-AUC, n = 20: BCa 95.7 %, "
+         "percentile 88.4 %; Kendall, n = 20: BCa 96.0 %; F1, n = 20: BCa 94.0 %", _always),
+)  # fmt: skip
+
+
+def _family(m: Metric, arrays: tuple[np.ndarray, ...]) -> str:
+    if isinstance(m, Accuracy):
+        return "proportion"
+    if isinstance(m, Mean):
+        x = arrays[0]
+        return "proportion" if bool(np.all((x == 0) | (x == 1))) else "mean"
+    if isinstance(m, MAE | MSE | LogLoss | Brier):
+        return "mean"
+    if isinstance(m, F1):
+        return "f1"
+    if isinstance(m, Pearson):
+        return "pearson"
+    return "other"
+
+
+def outcomes(m: Metric, arrays: tuple[np.ndarray, ...]) -> np.ndarray | None:
+    """The per-row 0/1 outcomes whose mean is a proportion metric; ``None`` for others."""
+    if isinstance(m, Accuracy):
+        return m.outcomes(*arrays).astype(float)
+    if isinstance(m, Mean) and _family(m, arrays) == "proportion":
+        return arrays[0]
+    return None
+
+
+def case_of(
+    m: Metric, arrays: tuple[np.ndarray, ...], design: Any, *, studentized: bool = True,
+    closed_form: bool = True,
+) -> Case:  # fmt: skip
+    """The :class:`Case` of a metric on data under a resampling plan (``make_design``)."""
+    family = _family(m, arrays)
+    minority = None
+    if family == "proportion":
+        k = int(round(float(np.sum(outcomes(m, arrays)))))
+        minority = min(k, design.n_rows - k)
+    return Case(
+        family=family, clustered=bool(design.clustered), n=int(design.n_rows),
+        n_clusters=design.n_clusters if design.clustered else None, minority=minority,
+        studentized=studentized, closed_form=closed_form,
+    )  # fmt: skip
+
+
+def choose(case: Case) -> Rule:
+    """The first row of :data:`RULES` that holds for ``case``.
+
+    Examples
+    --------
+    >>> choose(Case("proportion", clustered=False, n=20, minority=2)).method
+    'jeffreys'
+    >>> choose(Case("proportion", clustered=True, n=200, n_clusters=30, minority=2)).method
+    'clustered-wilson'
+    >>> choose(Case("other", clustered=False, n=500)).method
+    'bca'
+    """
+    return next(rule for rule in RULES if rule.holds(case))
+
+
+def reason(rule: Rule, case: Case) -> str:
+    """The note that says which method ``method="auto"`` chose, and why."""
+    design = f"{case.n_clusters} clusters" if case.clustered else "independent rows"
+    what = {
+        "proportion": "a proportion",
+        "mean": "a mean",
+        "f1": "F1",
+        "pearson": "a Pearson correlation",
+        "other": "this metric",
+    }[case.family]
+    where = "" if rule.condition.startswith(("otherwise", "any")) else f", {rule.condition}"
+    if case.family == "proportion" and not case.closed_form:
+        where += ", a transform asked for (no closed form)"
+    return (
+        f"method='auto' chose {rule.method!r} for {what} on {design} ({case.n} rows{where}); "
+        f"coverage atlas: {rule.evidence.split('; ')[0]}"
+    )
+
+
+def closed_form(
+    method: str, m: Metric, arrays: tuple[np.ndarray, ...], clusters: Any, level: float
+) -> AnalyticInterval:
+    """The closed-form interval ``method`` (one of :data:`CLOSED_FORMS`) for a proportion.
+
+    Its warnings are raised again at the caller of :func:`booteval.ci`; its notes are in
+    the returned interval's ``notes``.
+    """
+    y = outcomes(m, arrays)
+    assert y is not None, "closed forms are chosen for proportions only"
+    with collect_warnings() as caught:
+        if method == "jeffreys":
+            out = jeffreys_interval(int(round(float(y.sum()))), y.size, confidence_level=level)
+        elif method == "clustered-wilson":
+            out = clustered_wilson_interval(y, clusters, confidence_level=level)
+        else:
+            out = cluster_robust_interval(y, clusters, confidence_level=level, correction="CR2")
+    for w in caught:
+        warn(w.message, w.category, stacklevel=4)
+    return out
