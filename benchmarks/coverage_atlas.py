@@ -1452,6 +1452,8 @@ def _fmt_cov(r: dict[str, Any], nominal: float, band: float) -> str:
         text = f"**{text}**"
     if r.get("n_failed"):
         text += "†"
+    if r.get("derived_from"):
+        text += "‡"
     return text
 
 
@@ -1472,6 +1474,109 @@ def _completeness(by_metric: dict[str, list[dict[str, Any]]]) -> str:
         "`--estimate` for their cost; the nested studentized bootstrap at n = 10,000 "
         "dominates it)."
     )
+
+
+#: the family ``booteval.inference.auto_method`` gives each metric of the grid
+AUTO_FAMILY = {
+    "lognormal_mean": "mean",
+    "f1": "f1",
+    "macro_f1": "f1",
+    "pearson": "pearson",
+    "roc_auc": "other",
+    "average_precision": "other",
+    "kendall": "other",
+    "bleu": "other",
+}
+
+
+def derived_auto(metric: str, rows: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """The ``auto`` record of a cell that did not run it, read off the column of the method
+    the rule picks; ``None`` where that choice depends on the data (proportions: their
+    cells run ``auto`` themselves) or the metric is not ``ci``'s (a paired difference)."""
+    from booteval.inference.auto_method import Case, choose
+
+    family = AUTO_FAMILY.get(metric)
+    any_r = next(iter(rows.values()))
+    if family is None or "auto" in rows:
+        return None
+    g = any_r.get("n_clusters")
+    case = Case(family, clustered=g is not None, n=int(any_r["n"]), n_clusters=g)
+    chosen = rows.get(choose(case).method)
+    if chosen is None:
+        return None
+    return {**chosen, "method": "auto", "derived_from": chosen["method"]}
+
+
+def _auto_summary(
+    by_metric: dict[str, list[dict[str, Any]]], nominal: float, band: float
+) -> list[str]:
+    """The page's table of the default: every cell with an ``auto`` column, against BCa and
+    the best-calibrated method of the cell."""
+    out = [
+        '## The default: `method="auto"`',
+        "",
+        "`booteval.ci`'s default picks the method by the rule in",
+        "`booteval.inference.auto_method.RULES`. Its column is run as `ci(...)` itself in the",
+        "accuracy cells (where the choice depends on the data: a proportion's distance from 0",
+        "or 1) and read off the column of the method it picks elsewhere (marked ‡; the same",
+        "seed gives the same interval). Below, every such cell: the default's coverage, BCa's",
+        "(the default of booteval 0.1 and of `scipy.stats.bootstrap`), and the method closest",
+        "to nominal. *in band*: within "
+        f"{100 * band:g} points of {100 * nominal:g}; *none in band*: no method of the cell is;",
+        "*vs BCa*: closer to nominal than BCa (*better*), as close within 2 Monte Carlo",
+        "standard errors (*same*), or farther (*worse*).",
+        "",
+    ]
+    rows: list[tuple[str, int, str, dict[str, Any], dict[str, Any] | None, dict[str, Any]]] = []
+    for metric, rs in by_metric.items():
+        cells: dict[tuple[int, str], dict[str, dict[str, Any]]] = {}
+        for r in rs:
+            cells.setdefault((r["n"], r["design"]), {})[r["method"]] = r
+        for (n, design), row in cells.items():
+            auto = row.get("auto")
+            if auto is None:
+                continue
+            best = min(
+                (r for m, r in row.items() if m != "auto"),
+                key=lambda r: abs(r["coverage"] - nominal),
+            )
+            rows.append((metric, n, design, auto, row.get("bca"), best))
+    rows.sort(key=lambda t: (list(by_metric).index(t[0]), t[1], _design_rank(t[2])))
+    counts = {"in band": 0, "none in band": 0, "outside": 0, "worse": 0}
+    table = [
+        "| metric | n | design | default | chose | BCa | closest method | status | vs BCa |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for metric, n, design, auto, bca, best in rows:
+        c = auto["coverage"]
+        if abs(c - nominal) <= band + 1e-12:
+            status = "in band"
+        elif abs(best["coverage"] - nominal) > band + 1e-12:
+            status = "none in band"
+        else:
+            status = "outside"
+        counts[status] += 1
+        versus = ""
+        if bca is not None:
+            se = math.hypot(auto["coverage_se"], bca["coverage_se"])
+            gap = abs(c - nominal) - abs(bca["coverage"] - nominal)
+            versus = "better" if gap < -2 * se else ("worse" if gap > 2 * se else "same")
+            counts["worse"] += versus == "worse"
+        chose = auto.get("derived_from", "per data set")
+        table.append(
+            f"| {metric} | {n:,} | {design} | {_fmt_cov(auto, nominal, band)} | {chose} | "
+            + (_fmt_cov(bca, nominal, band) if bca else "")
+            + f" | {best['method']} {100 * best['coverage']:.1f} | {status} | {versus} |"
+        )
+    out += [
+        f"Cells: {len(rows)}; in band {counts['in band']}; no method in band "
+        f"{counts['none in band']}; outside the band where some method is in it "
+        f"{counts['outside']}; worse calibrated than BCa {counts['worse']}.",
+        "",
+        *table,
+        "",
+    ]
+    return out
 
 
 def render(
@@ -1506,6 +1611,11 @@ def render(
     by_metric: dict[str, list[dict[str, Any]]] = {}
     for r in recs:
         by_metric.setdefault(r["metric"], []).append(r)
+    for metric, rs in by_metric.items():
+        per_cell: dict[tuple[int, str], dict[str, dict[str, Any]]] = {}
+        for r in rs:
+            per_cell.setdefault((r["n"], r["design"]), {})[r["method"]] = r
+        rs += [d for row in per_cell.values() if (d := derived_auto(metric, row)) is not None]
     order = [m for m in METRICS if m in by_metric] + sorted(set(by_metric) - set(METRICS))
     rel = None
     if png_path is not None:
@@ -1544,8 +1654,9 @@ def render(
         "  metric has no analytic standard error), `studentized-logit` (on the logit scale,",
         "  proportions); closed forms: `wilson`, `clopper-pearson`, `clustered-wilson`,",
         "  `delong`, `fisher-z`, `cr2` and `cr1` (cluster-robust t), `wild-cluster` (wild",
-        "  cluster bootstrap-t). Under a cluster design the bootstrap methods resample",
-        "  clusters.",
+        "  cluster bootstrap-t), `jeffreys` (proportions). Under a cluster design the",
+        "  bootstrap methods resample clusters. `auto`: `booteval.ci`'s default (below);",
+        "  ‡: read off the column of the method it picks.",
         "* Relative width (the tables under *widths*): median interval width over that of",
         "  the cell's best-calibrated method, which is, among the methods whose coverage is",
         "  not more than 2 Monte Carlo standard errors (at the nominal level) below",
@@ -1555,6 +1666,7 @@ def render(
     ]
     if rel is not None:
         lines += [f"![Coverage against n, iid design, one panel per metric]({rel})", ""]
+    lines += _auto_summary({m: by_metric[m] for m in order}, nominal, band)
     skipped = {k: v for k, v in atlas.skipped.items() if k not in by_metric}
     if skipped:
         lines += ["Skipped: " + "; ".join(f"{k} ({v})" for k, v in skipped.items()), ""]

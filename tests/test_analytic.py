@@ -222,9 +222,7 @@ def test_jeffreys_all_one_outcome_uses_the_exact_limit():
 def _exact_coverage(interval, n, p):
     """Coverage at ``p``: the binomial probability of the outcomes whose interval holds p."""
     return sum(
-        stats.binom.pmf(k, n, p)
-        for k in range(n + 1)
-        if (r := interval(k, n)).low <= p <= r.high
+        stats.binom.pmf(k, n, p) for k in range(n + 1) if (r := interval(k, n)).low <= p <= r.high
     )
 
 

@@ -57,7 +57,9 @@ def test_threads_lose_no_warning_and_keep_the_filters(call):
 
 
 def test_the_users_error_filter_still_applies_after_threaded_runs():
-    _many(lambda: booteval.ci(np.linspace(0, 1, 20), method="bca", n_resamples=200, seed=0, workers=1))
+    _many(
+        lambda: booteval.ci(np.linspace(0, 1, 20), method="bca", n_resamples=200, seed=0, workers=1)
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error", booteval.DegenerateIntervalWarning)
         with pytest.raises(booteval.DegenerateIntervalWarning):

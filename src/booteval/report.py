@@ -181,7 +181,7 @@ def ci_report(results: Sequence[tuple[str, Any]], *, scale: float = 1.0, digits:
     m       80.0 (71.4, 86.9)  80.0 (70.8, 87.6)
     <BLANKLINE>
     95% jeffreys, percentile intervals; iid bootstrap (100 rows); B = 500, seed = 0; booteval ...
-    note: method='auto' chose each interval method from the coverage atlas (each result's notes say why)
+    note: method='auto' chose each interval method from the coverage atlas (each result's ...
     """
     if not results:
         raise ValueError("no results to report")

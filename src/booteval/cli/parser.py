@@ -180,8 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
     boot = _bootstrap_parent(tuple(METHODS))
 
     # ci: method "auto" (the coverage atlas's choice) is ci's own default
+    ci_boot = _bootstrap_parent(("auto", *METHODS), "auto")
     p = _data_command(
-        sub, "ci", _bootstrap_parent(("auto", *METHODS), "auto"), help="metrics with confidence intervals for one or more systems",
+        sub, "ci", ci_boot, help="metrics with confidence intervals for one or more systems",
         description="Metrics with bootstrap confidence intervals for one or more systems.\n\n"
         "Wide files: one output column per system (repeat --y-pred / --score, or use a glob).\n"
         "Long files: --system names the column that says which system a row belongs to.\n"

@@ -32,8 +32,16 @@ from .analytic import AnalyticInterval, jeffreys_interval
 from .few_clusters import cluster_robust_interval, clustered_wilson_interval
 
 __all__ = [
-    "CLOSED_FORMS", "RULES", "Case", "Rule", "case_of", "choose", "closed_form", "outcomes", "reason",
-]  # fmt: skip
+    "CLOSED_FORMS",
+    "RULES",
+    "Case",
+    "Rule",
+    "case_of",
+    "choose",
+    "closed_form",
+    "outcomes",
+    "reason",
+]
 
 #: the closed-form methods ``method="auto"`` may choose (all others are bootstrap methods)
 CLOSED_FORMS: tuple[str, ...] = ("jeffreys", "clustered-wilson", "cr2")
@@ -183,7 +191,7 @@ def case_of(
     family = _family(m, arrays)
     minority = None
     if family == "proportion":
-        k = int(round(float(np.sum(outcomes(m, arrays)))))
+        k = round(float(np.sum(outcomes(m, arrays))))
         minority = min(k, design.n_rows - k)
     return Case(
         family=family, clustered=bool(design.clustered), n=int(design.n_rows),
@@ -238,7 +246,7 @@ def closed_form(
     assert y is not None, "closed forms are chosen for proportions only"
     with collect_warnings() as caught:
         if method == "jeffreys":
-            out = jeffreys_interval(int(round(float(y.sum()))), y.size, confidence_level=level)
+            out = jeffreys_interval(round(float(y.sum())), y.size, confidence_level=level)
         elif method == "clustered-wilson":
             out = clustered_wilson_interval(y, clusters, confidence_level=level)
         else:
