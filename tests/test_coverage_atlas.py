@@ -88,9 +88,11 @@ def test_grid_rules() -> None:
         "clustered-5",
     ]
     assert atlas.methods_for(IID) == (
+        "auto",  # booteval.ci's default, run as such where its choice depends on the data
         *atlas.BOOT_METHODS,
         "studentized-logit",
         "wilson",
+        "jeffreys",
         "clopper-pearson",
     )
     assert atlas.methods_for(CLUSTERED)[-4:] == ("clustered-wilson", "cr2", "cr1", "wild-cluster")
@@ -334,3 +336,21 @@ def test_render_writes_a_table_per_metric(tmp_path: Path) -> None:
     assert "![Coverage against n" in text and "(img/atlas.png)" in text
     if importlib.util.find_spec("matplotlib") is not None:
         assert png.stat().st_size > 1000
+
+
+def test_derived_auto_reads_the_chosen_column_and_the_summary_counts() -> None:
+    base = {"n": 50, "design": "iid", "n_clusters": None, "coverage_se": 0.005, "metric": "f1"}
+    row = {
+        m: {**base, "method": m, "coverage": c} for m, c in (("percentile", 0.946), ("bca", 0.974))
+    }
+    d = atlas.derived_auto("f1", row)
+    assert d is not None
+    assert (d["method"], d["derived_from"], d["coverage"]) == ("auto", "percentile", 0.946)
+    assert atlas.derived_auto("accuracy_p0.9", row) is None  # proportions run it themselves
+    assert atlas.derived_auto("paired_accuracy_diff", row) is None  # not ci's
+    small = {m: {**r, "n": 20} for m, r in row.items()}
+    assert atlas.derived_auto("f1", small)["derived_from"] == "bca"  # n < 50
+    text = "\n".join(atlas._auto_summary({"f1": [*row.values(), d]}, 0.95, 0.015))
+    assert "in band 1;" in text and "worse calibrated than BCa 0" in text
+    assert "| f1 | 50 | iid | **94.6 ±0.5**‡ | percentile | 97.4 ±0.5 |" in text
+    assert text.rstrip().endswith("| in band | better |")
