@@ -76,10 +76,12 @@ def test_default_covers_a_clustered_mean_with_50_clusters():
         warnings.simplefilter("ignore")
         for j in range(reps):
             x, clusters = _clustered_scores(rng, 50)
-            r = booteval.ci(x, clusters=clusters, n_resamples=499, seed=j)
-            b = booteval.ci(x, clusters=clusters, n_resamples=499, seed=j, method="bca")
+            r = booteval.ci(x, clusters=clusters, n_resamples=999, seed=j)
+            b = booteval.ci(x, clusters=clusters, n_resamples=999, seed=j, method="bca")
             hit["auto"] += r.low <= 0.0 <= r.high
             hit["bca"] += b.low <= 0.0 <= b.high
+    # measured: the default (the cluster bootstrap-t) 93.8 %, BCa 91.8 %, percentile 92.9 %;
+    # the bootstrap-t sits near the band's lower edge here (93.5 % with B = 499)
     assert r.method == "studentized"
     auto, bca = hit["auto"] / reps, hit["bca"] / reps
     se = np.sqrt(0.95 * 0.05 / reps)

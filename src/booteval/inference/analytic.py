@@ -28,6 +28,7 @@ import numpy as np
 from ..core.errors import DegenerateIntervalWarning, InvalidInputError, warn
 from ..core.format import format_triplet
 from ..core.params import ALTERNATIVES, validated
+from ..metrics.base import doc_fragments
 from ..results import Result
 
 __all__ = [
@@ -267,6 +268,17 @@ def _check_binary_labels(y_true: Any, pos_label: Any) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
+#: the parameters of a binomial interval, as its docstring states them
+_BINOMIAL_PARAMETERS = """Parameters
+----------
+successes : int
+    Number of successes (e.g. correct predictions), between 0 and ``n``.
+n : int
+    Number of trials (e.g. evaluated rows), at least 1.
+confidence_level : float, default 0.95
+    Nominal coverage, strictly between 0 and 1."""
+
+
 def _normal_quantile(p: float) -> float:
     from scipy.special import ndtri
 
@@ -279,6 +291,7 @@ def _normal_quantile(p: float) -> float:
 
 
 @validated
+@doc_fragments(binomial_parameters=_BINOMIAL_PARAMETERS)
 def wilson_interval(successes: int, n: int, *, confidence_level: float = 0.95) -> AnalyticInterval:
     """Wilson score interval for a binomial proportion, without continuity correction.
 
@@ -286,14 +299,7 @@ def wilson_interval(successes: int, n: int, *, confidence_level: float = 0.95) -
     ``1 - confidence_level`` would not reject. Unlike the Wald interval it stays inside
     ``[0, 1]`` and behaves sensibly when ``successes`` is 0 or ``n``.
 
-    Parameters
-    ----------
-    successes : int
-        Number of successes (e.g. correct predictions), between 0 and ``n``.
-    n : int
-        Number of trials (e.g. evaluated rows), at least 1.
-    confidence_level : float, default 0.95
-        Nominal coverage, strictly between 0 and 1.
+    {binomial_parameters}
 
     Returns
     -------
@@ -387,6 +393,7 @@ def clopper_pearson_interval(
 
 
 @validated
+@doc_fragments(binomial_parameters=_BINOMIAL_PARAMETERS)
 def jeffreys_interval(
     successes: int, n: int, *, confidence_level: float = 0.95
 ) -> AnalyticInterval:
@@ -403,14 +410,7 @@ def jeffreys_interval(
     ``successes == 0``). This is the interval ``booteval.ci(..., method="auto")`` gives a
     proportion of independent rows (see ``docs/coverage.md``).
 
-    Parameters
-    ----------
-    successes : int
-        Number of successes (e.g. correct predictions), between 0 and ``n``.
-    n : int
-        Number of trials (e.g. evaluated rows), at least 1.
-    confidence_level : float, default 0.95
-        Nominal coverage, strictly between 0 and 1.
+    {binomial_parameters}
 
     Returns
     -------
