@@ -277,6 +277,12 @@ n : int
     Number of trials (e.g. evaluated rows), at least 1.
 confidence_level : float, default 0.95
     Nominal coverage, strictly between 0 and 1."""
+#: the errors of a binomial interval, as its docstring states them
+_BINOMIAL_RAISES = """Raises
+------
+InvalidInputError
+    If ``n`` is not a positive integer, ``successes`` is not an integer in ``[0, n]`` or
+    ``confidence_level`` is not strictly between 0 and 1."""
 
 
 def _normal_quantile(p: float) -> float:
@@ -291,7 +297,7 @@ def _normal_quantile(p: float) -> float:
 
 
 @validated
-@doc_fragments(binomial_parameters=_BINOMIAL_PARAMETERS)
+@doc_fragments(binomial_parameters=_BINOMIAL_PARAMETERS, binomial_raises=_BINOMIAL_RAISES)
 def wilson_interval(successes: int, n: int, *, confidence_level: float = 0.95) -> AnalyticInterval:
     """Wilson score interval for a binomial proportion, without continuity correction.
 
@@ -307,11 +313,7 @@ def wilson_interval(successes: int, n: int, *, confidence_level: float = 0.95) -
         ``estimate = successes / n``, ``method = "wilson"``, ``n`` = number of trials and
         ``standard_error = None`` (the interval is not centred on the estimate).
 
-    Raises
-    ------
-    InvalidInputError
-        If ``n`` is not a positive integer, ``successes`` is not an integer in ``[0, n]`` or
-        ``confidence_level`` is not strictly between 0 and 1.
+    {binomial_raises}
 
     Notes
     -----
@@ -339,6 +341,7 @@ def wilson_interval(successes: int, n: int, *, confidence_level: float = 0.95) -
 
 
 @validated
+@doc_fragments(binomial_raises=_BINOMIAL_RAISES)
 def clopper_pearson_interval(
     successes: int, n: int, *, confidence_level: float = 0.95
 ) -> AnalyticInterval:
@@ -365,11 +368,7 @@ def clopper_pearson_interval(
         and ``standard_error = None``. ``low`` is exactly 0 when ``successes == 0`` and
         ``high`` is exactly 1 when ``successes == n``.
 
-    Raises
-    ------
-    InvalidInputError
-        If ``n`` is not a positive integer, ``successes`` is not an integer in ``[0, n]`` or
-        ``confidence_level`` is not strictly between 0 and 1.
+    {binomial_raises}
 
     Notes
     -----
@@ -393,7 +392,7 @@ def clopper_pearson_interval(
 
 
 @validated
-@doc_fragments(binomial_parameters=_BINOMIAL_PARAMETERS)
+@doc_fragments(binomial_parameters=_BINOMIAL_PARAMETERS, binomial_raises=_BINOMIAL_RAISES)
 def jeffreys_interval(
     successes: int, n: int, *, confidence_level: float = 0.95
 ) -> AnalyticInterval:
@@ -418,11 +417,7 @@ def jeffreys_interval(
         ``estimate = successes / n``, ``method = "jeffreys"``, ``n`` = number of trials and
         ``standard_error = None``.
 
-    Raises
-    ------
-    InvalidInputError
-        If ``n`` is not a positive integer, ``successes`` is not an integer in ``[0, n]`` or
-        ``confidence_level`` is not strictly between 0 and 1.
+    {binomial_raises}
 
     Notes
     -----

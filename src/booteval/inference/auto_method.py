@@ -39,6 +39,7 @@ __all__ = [
     "case_of",
     "choose",
     "closed_form",
+    "family",
     "outcomes",
     "reason",
 ]
@@ -159,7 +160,18 @@ RULES: tuple[Rule, ...] = (
 )  # fmt: skip
 
 
-def _family(m: Metric, arrays: tuple[np.ndarray, ...]) -> str:
+def family(m: Metric, arrays: tuple[np.ndarray, ...]) -> str:
+    """The :attr:`Case.family` of a metric on its validated data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from booteval.metrics import get_metric
+    >>> family(get_metric("mean"), (np.array([0.0, 1.0, 1.0]),))
+    'proportion'
+    >>> family(get_metric("roc_auc"), (np.array([0, 1]), np.array([0.2, 0.9])))
+    'other'
+    """
     if isinstance(m, Accuracy):
         return "proportion"
     if isinstance(m, Mean):
@@ -178,7 +190,7 @@ def outcomes(m: Metric, arrays: tuple[np.ndarray, ...]) -> np.ndarray | None:
     """The per-row 0/1 outcomes whose mean is a proportion metric; ``None`` for others."""
     if isinstance(m, Accuracy):
         return m.outcomes(*arrays).astype(float)
-    if isinstance(m, Mean) and _family(m, arrays) == "proportion":
+    if isinstance(m, Mean) and family(m, arrays) == "proportion":
         return arrays[0]
     return None
 
@@ -188,13 +200,13 @@ def case_of(
     closed_form: bool = True,
 ) -> Case:  # fmt: skip
     """The :class:`Case` of a metric on data under a resampling plan (``make_design``)."""
-    family = _family(m, arrays)
+    kind = family(m, arrays)
     minority = None
-    if family == "proportion":
+    if kind == "proportion":
         k = round(float(np.sum(outcomes(m, arrays))))
         minority = min(k, design.n_rows - k)
     return Case(
-        family=family, clustered=bool(design.clustered), n=int(design.n_rows),
+        family=kind, clustered=bool(design.clustered), n=int(design.n_rows),
         n_clusters=design.n_clusters if design.clustered else None, minority=minority,
         studentized=studentized, closed_form=closed_form,
     )  # fmt: skip

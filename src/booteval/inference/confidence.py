@@ -27,7 +27,7 @@ from ..core.validation import MAX_RESAMPLES, check_confidence_level
 from ..metrics import Metric, resolve_metric
 from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze
 from .analytic import wilson_interval
-from .auto_method import CLOSED_FORMS, Case, Rule, case_of, choose, closed_form, reason
+from .auto_method import CLOSED_FORMS, Case, Rule, case_of, choose, closed_form, family, reason
 
 __all__ = ["ci"]
 
@@ -36,14 +36,8 @@ __all__ = ["ci"]
 FEW_UNITS = 30
 
 
-def _is_proportion(name: str, arrays: tuple[np.ndarray, ...]) -> bool:
-    if name in ("accuracy", "error_rate"):
-        return True
-    return name == "mean" and bool(np.all((arrays[0] == 0) | (arrays[0] == 1)))
-
-
 def _small_sample_pointer(
-    name: str, arrays: tuple[np.ndarray, ...], design: Any, method: str, *, auto: bool = False
+    m: Metric, arrays: tuple[np.ndarray, ...], design: Any, method: str, *, auto: bool = False
 ) -> str | None:
     """A note naming a better-calibrated interval when there are few independent units.
 
@@ -55,7 +49,7 @@ def _small_sample_pointer(
     87.9 %, Jeffreys 95.7 %). With ``auto`` (``method="auto"`` chose the method) only the
     few-clusters note remains: no method fixes that.
     """
-    proportion = _is_proportion(name, arrays)
+    proportion = family(m, arrays) == "proportion"
     if design.clustered and design.n_clusters < FEW_UNITS:
         head = f"only {design.n_clusters} clusters: "
         if auto:
@@ -66,7 +60,7 @@ def _small_sample_pointer(
             )
         # the coverage atlas (docs/coverage.md), accuracy p = 0.9, n = 1,000, 10 clusters:
         # BCa 87.2 %, studentized 93.5 %, CR2 93.9 %
-        if proportion or name == "mean":
+        if proportion or m.name == "mean":
             better = (
                 "; method='auto', booteval.cluster_robust_interval(scores, clusters) (CR2 "
                 "with Bell-McCaffrey degrees of freedom) or method='studentized' hold their "
@@ -93,19 +87,14 @@ def _small_sample_pointer(
 
 
 def _proportion_pointer(
-    name: str, arrays: tuple[np.ndarray, ...], estimate: float, design: Any, level: float
+    m: Metric, arrays: tuple[np.ndarray, ...], estimate: float, design: Any, level: float
 ) -> str | None:
     """For a proportion of 0 or 1 (every row right, or none), an interval that does not collapse.
 
     Every resample of an all-correct sample is all-correct, so any bootstrap interval
     is (1, 1); a score interval is not.
     """
-    if estimate not in (0.0, 1.0):
-        return None
-    if name == "mean":
-        if not np.all((arrays[0] == 0) | (arrays[0] == 1)):
-            return None
-    elif name not in ("accuracy", "error_rate"):
+    if estimate not in (0.0, 1.0) or family(m, arrays) != "proportion":
         return None
     n = design.n_rows
     k = round(estimate * n)
@@ -333,7 +322,7 @@ def _run(
         ", numba engine" if compiled is not None else ""
     )
     engine_notes = (engine_note,) if engine_note else ()
-    small = _small_sample_pointer(m.name, arrays, design, method, auto=auto)
+    small = _small_sample_pointer(m, arrays, design, method, auto=auto)
     if small:
         engine_notes += (small,)
         warn(small, SmallSampleWarning, stacklevel=3)
@@ -346,7 +335,7 @@ def _run(
     )  # fmt: skip
     values = reps[defined]
     if values.size and values.min() == values.max():
-        pointer = _proportion_pointer(m.name, arrays, estimate, design, opts.confidence_level)
+        pointer = _proportion_pointer(m, arrays, estimate, design, opts.confidence_level)
         if pointer:
             engine_notes += (pointer,)
             warn(pointer, DegenerateIntervalWarning, stacklevel=3)
