@@ -328,7 +328,8 @@ def test_render_writes_a_table_per_metric(tmp_path: Path) -> None:
     assert md.read_text() == text
     assert "## Accuracy (p = 0.9)" in text
     assert "| n | design | truth | percentile | bca | wilson |" in text
-    assert "| 20 | iid | 0.9 | 90.0 ±0.7 | **94.8 ±0.5** | **95.1 ±0.5**† |" in text
+    # Wilson's coverage here is exact (a binomial sum), not the file's simulated figure
+    assert "| 20 | iid | 0.9 | 90.0 ±0.7 | **94.8 ±0.5** | **95.7 exact** |" in text
     assert "| 200 | clustered-10 | 0.9 | 93.0 ±0.6 |  |  |" in text
     assert text.index("| 200 | iid |") < text.index("| 200 | clustered-10 |")
     assert "bleu (sacrebleu is not importable)" in text
@@ -354,3 +355,42 @@ def test_derived_auto_reads_the_chosen_column_and_the_summary_counts() -> None:
     assert "in band 1;" in text and "worse calibrated than BCa 0" in text
     assert "| f1 | 50 | iid | **94.6 ±0.5**‡ | percentile | 97.4 ±0.5 |" in text
     assert text.rstrip().endswith("| in band | better |")
+
+
+@pytest.mark.parametrize(("n", "p"), [(20, 0.9), (50, 0.5), (200, 0.99)])
+def test_exact_coverage_is_the_binomial_sum_over_ci_itself(n: int, p: float) -> None:
+    from scipy import stats
+
+    expected = {"auto": 0.0, "wilson": 0.0}
+    for k in range(n + 1):
+        for method in expected:
+            if method == "auto":  # ci's default on the data themselves
+                r = booteval.ci(np.r_[np.ones(k), np.zeros(n - k)], n_resamples=99, seed=0)
+            else:
+                r = booteval.wilson_interval(k, n)
+            expected[method] += stats.binom.pmf(k, n, p) * (r.low <= p <= r.high)
+    for method, cov in expected.items():
+        assert atlas.exact_coverage(method, n, p) == pytest.approx(cov, abs=1e-12)
+    assert atlas.exact_coverage("auto", n, p) == atlas.exact_coverage("jeffreys", n, p)
+    assert atlas.exact_coverage("bca", n, p) is None
+
+
+def test_exact_coverage_replaces_only_binomial_forms_of_independent_accuracy_cells() -> None:
+    base = {"n": 50, "n_datasets": 2000, "confidence_level": 0.95, "coverage_se": 0.005}
+    recs = [
+        {**base, "metric": "accuracy_p0.5", "design": "iid", "method": "jeffreys",
+         "coverage": 0.93},
+        {**base, "metric": "accuracy_p0.5", "design": "stratified", "method": "auto",
+         "coverage": 0.932},
+        {**base, "metric": "accuracy_p0.5", "design": "iid", "method": "bca", "coverage": 0.965},
+        {**base, "metric": "accuracy_p0.5", "design": "clustered-5", "method": "cr2",
+         "coverage": 0.94},
+        {**base, "metric": "lognormal_mean", "design": "iid", "method": "wilson",
+         "coverage": 0.9},
+    ]  # fmt: skip
+    atlas.with_exact_coverage(recs)
+    assert [r.get("exact", False) for r in recs] == [True, True, False, False, False]
+    assert recs[0]["coverage"] == pytest.approx(0.9351, abs=1e-4)  # the lattice dip at 0.5
+    assert recs[0]["coverage_sim"] == 0.93 and recs[0]["coverage_se"] == 0.0
+    assert recs[1]["coverage"] == recs[0]["coverage"]
+    assert recs[2]["coverage"] == 0.965
