@@ -287,3 +287,49 @@ def test_ratio_standard_error_closed_form():
     sizes = np.bincount(cl)
     by_hand = np.sqrt(np.sum((sums - p * sizes) ** 2)) / 200
     assert evc.standard_errors(np.ones((1, evc.n_units)))[0] == pytest.approx(by_hand)
+
+
+def _pearson_se_by_hand(x, y, groups):
+    """Linearized SE of Pearson's r from its influence function, summed within groups."""
+    zx = (x - x.mean()) / x.std()
+    zy = (y - y.mean()) / y.std()
+    r = np.mean(zx * zy)
+    infl = zx * zy - r / 2 * (zx**2 + zy**2)
+    return np.sqrt(np.sum(np.bincount(groups, weights=infl) ** 2)) / x.size
+
+
+def test_pearson_standard_error_is_the_influence_function_one():
+    rng = np.random.default_rng(4)
+    n = 120
+    x = rng.standard_t(4, n)
+    y = 0.5 * x + rng.exponential(size=n)
+    m = get_metric("pearson")
+    ev = m.bind(m.validate(x, y), make_design(n))
+    assert ev.has_standard_error
+    se = ev.standard_errors(ev.design.original_weights())[0]
+    assert se == pytest.approx(_pearson_se_by_hand(x, y, np.arange(n)), rel=1e-9)
+    # a weighted replicate: the same formula on the expanded rows
+    w = rng.multinomial(n, np.full(n, 1 / n)).astype(float)
+    rows = np.repeat(np.arange(n), w.astype(int))
+    rep = ev.standard_errors(w[None, :])[0]
+    assert rep == pytest.approx(_pearson_se_by_hand(x[rows], y[rows], np.arange(n)), rel=1e-9)
+    # whole clusters: the influence summed within each
+    cl = np.arange(n) // 7
+    evc = m.bind(m.validate(x, y), make_design(n, clusters=cl))
+    sec = evc.standard_errors(evc.design.original_weights())[0]
+    assert sec == pytest.approx(_pearson_se_by_hand(x, y, cl), rel=1e-9)
+    # constant in a replicate: undefined, like r itself
+    only_one = np.zeros((1, n))
+    only_one[0, 0] = n
+    assert np.isnan(ev.standard_errors(only_one)[0])
+
+
+def test_pearson_standard_error_matches_normal_theory():
+    rng = np.random.default_rng(5)
+    n, rho = 20_000, 0.6
+    x = rng.normal(size=n)
+    y = rho * x + np.sqrt(1 - rho**2) * rng.normal(size=n)
+    m = get_metric("pearson")
+    ev = m.bind(m.validate(x, y), make_design(n))
+    se = ev.standard_errors(ev.design.original_weights())[0]
+    assert se == pytest.approx((1 - rho**2) / np.sqrt(n), rel=0.03)
