@@ -422,3 +422,40 @@ def test_registry_tables():
     assert RocAuc.input_names == ("y_true", "y_score")
     assert Kendall.input_names == ("x", "y")
     assert Pearson.bounds == (-1.0, 1.0) and RocAuc.bounds == (0.0, 1.0)
+
+
+def _delong_se_by_hand(y, s, groups):
+    """DeLong's plug-in standard error from pairwise placements (O(n^2)), with the
+    rows' influences added up within ``groups`` first."""
+    pos, neg = s[y == 1], s[y == 0]
+    psi = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
+    auc = psi.mean()
+    infl = np.zeros(y.size)
+    infl[y == 1] = (psi.mean(axis=1) - auc) / pos.size
+    infl[y == 0] = (psi.mean(axis=0) - auc) / neg.size
+    return np.sqrt(np.sum(np.bincount(groups, weights=infl) ** 2))
+
+
+@pytest.mark.parametrize("clustered", [False, True])
+def test_roc_auc_standard_error_is_delongs(clustered):
+    rng = np.random.default_rng(3)
+    n = 90
+    y = rng.integers(0, 2, n)
+    s = np.round(rng.normal(size=n) + y, 1)  # with ties
+    groups = np.arange(n) // 6 if clustered else np.arange(n)
+    m = RocAuc()
+    design = make_design(n, clusters=groups) if clustered else make_design(n)
+    ev = m.bind(m.validate(y, s), design)
+    assert ev.has_standard_error
+    se = ev.standard_errors(ev.design.original_weights())[0]
+    assert se == pytest.approx(_delong_se_by_hand(y, s, groups), rel=1e-12)
+    # a replicate: the same on its expanded data, each drawn unit a group of its own
+    w = rng.multinomial(ev.n_units, np.full(ev.n_units, 1 / ev.n_units))
+    copies = [u for u in range(ev.n_units) for _ in range(w[u])]
+    rows = np.concatenate([np.flatnonzero(groups == u) for u in copies])
+    new_groups = np.concatenate([np.full(np.sum(groups == u), i) for i, u in enumerate(copies)])
+    got = ev.standard_errors(w[None, :].astype(float))[0]
+    assert got == pytest.approx(_delong_se_by_hand(y[rows], s[rows], new_groups), rel=1e-12)
+    only_negatives = np.where(y == 0, 1.0, 0.0)[None, :] if not clustered else None
+    if only_negatives is not None:
+        assert np.isnan(ev.standard_errors(only_negatives)[0])
