@@ -86,6 +86,7 @@ BOOT_METHODS: tuple[str, ...] = ("percentile", "basic", "normal", "bca", "studen
 METHOD_ORDER: tuple[str, ...] = (
     "auto",
     *BOOT_METHODS,
+    "studentized-symmetric",
     "studentized-logit",
     "wilson",
     "jeffreys",
@@ -754,6 +755,8 @@ def methods_for(cell: Cell) -> tuple[str, ...]:
     out = list(BOOT_METHODS)
     if spec.logit:
         out.append("studentized-logit")
+    if isinstance(spec, AccuracySpec) and cell.n_clusters is not None:
+        out.append("studentized-symmetric")  # what the default picks for most of these
     if cell.design == "iid":
         out += spec.analytic_iid
     elif cell.n_clusters is not None:
@@ -905,7 +908,15 @@ def dataset_intervals(
             attempt(["studentized"], lambda: booteval.compare(*data.arrays, **common))
         else:
             kw = {"metric_kwargs": spec.kwargs or None}
-            attempt(["studentized"], lambda: booteval.ci(*data.arrays, **common, **kw))
+            t0 = time.perf_counter()
+            st = attempt(["studentized"], lambda: booteval.ci(*data.arrays, **common, **kw))
+            shared_t = time.perf_counter() - t0
+            # the symmetric bootstrap-t from the same replicates (a miss where they failed)
+            attempt(
+                ["studentized-symmetric"],
+                lambda: None if st is None else st.with_method("studentized-symmetric"),
+                shared_t,
+            )
     if "studentized-logit" in wanted:
         attempt(
             ["studentized-logit"],
@@ -1716,11 +1727,13 @@ def render(
         "  cluster size from 2,000,000 rows drawn from that population (or in closed form).",
         "* Methods: `percentile`, `basic`, `normal`, `bca` (one bootstrap run,",
         "  `CIResult.with_method`), `studentized` (its own run; a nested bootstrap where the",
-        "  metric has no analytic standard error), `studentized-logit` (on the logit scale,",
-        "  proportions); closed forms: `wilson`, `clopper-pearson`, `clustered-wilson`,",
-        "  `delong`, `fisher-z`, `cr2` and `cr1` (cluster-robust t), `wild-cluster` (wild",
-        "  cluster bootstrap-t), `jeffreys` (proportions). Under a cluster design the",
-        "  bootstrap methods resample clusters. `auto`: `booteval.ci`'s default (below);",
+        "  metric has no analytic standard error), `studentized-symmetric` (the same run, one",
+        "  quantile of |t| on both sides; clustered proportions), `studentized-logit` (on the",
+        "  logit scale, proportions); closed forms: `wilson`, `clopper-pearson`,",
+        "  `clustered-wilson`, `delong`, `fisher-z`, `cr2` and `cr1` (cluster-robust t),",
+        "  `wild-cluster` (wild cluster bootstrap-t), `jeffreys` (proportions). Under a",
+        "  cluster design the bootstrap methods resample clusters. `auto`: `booteval.ci`'s",
+        "  default (below);",
         "  ‡: read off the column of the method it picks.",
         "* Relative width (the tables under *widths*): median interval width over that of",
         "  the cell's best-calibrated method, which is, among the methods whose coverage is",

@@ -100,8 +100,11 @@ def test_rule_rows_in_order():
         Case("proportion", False, 20, minority=0, closed_form=False): "bca",
         Case("proportion", True, 200, 30, minority=3): "clustered-wilson",
         Case("proportion", True, 20, 5, minority=9): "cr2",  # near 0.5: not "near 0 or 1"
-        Case("proportion", True, 1000, 8, minority=400): "cr2",
-        Case("proportion", True, 1000, 50, minority=400): "studentized",
+        Case("proportion", True, 80, 8, minority=35): "cr2",
+        Case("proportion", True, 200, 50, minority=25): "clustered-wilson",  # < 30 and 12.5 %
+        Case("proportion", True, 60, 5, minority=25): "cr2",  # 25 < 30, but 42 % of rows
+        Case("proportion", True, 1000, 8, minority=400): "studentized-symmetric",
+        Case("proportion", True, 1000, 50, minority=400): "studentized-symmetric",
         Case("proportion", True, 1000, 50, minority=400, studentized=False): "bca",
         Case("mean", True, 1000, 5): "studentized",
         Case("mean", False, 20): "studentized",
@@ -153,8 +156,8 @@ def test_closed_form_choices_equal_the_public_functions():
         r = booteval.ci(y, clusters=clusters, **RUN)
         ref = booteval.clustered_wilson_interval(y, clusters)
     assert r.method == "clustered-wilson" and (r.low, r.high) == (ref.low, ref.high)
-    few = np.repeat(np.arange(6), 40)
-    y = (rng.random(240) < 0.6).astype(float)
+    few = np.repeat(np.arange(6), 15)
+    y = (rng.random(90) < 0.6).astype(float)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = booteval.ci(y, clusters=few, **RUN)
@@ -176,3 +179,37 @@ def test_auto_with_a_budget_and_the_same_seed_is_reproducible():
     a = booteval.ci(x, n_resamples="auto", seed=3)
     fixed = booteval.ci(x, n_resamples=a.n_resamples, seed=3)
     assert a.method == fixed.method == "studentized" and (a.low, a.high) == (fixed.low, fixed.high)
+
+
+def test_symmetric_studentized_is_one_quantile_of_abs_t_on_both_sides():
+    from booteval.core.intervals import compute_interval, order_statistic_quantile
+
+    rng = np.random.default_rng(7)
+    reps = rng.gamma(3.0, size=1999)  # skewed: the equal-tailed interval is not symmetric
+    ses = 0.2 + 0.05 * rng.random(1999)
+    est, se = 3.0, 0.21
+    out = compute_interval(
+        "studentized-symmetric", est, reps, 0.9, standard_error=se, replicate_standard_errors=ses
+    )
+    q = order_statistic_quantile(np.sort(np.abs((reps - est) / ses)), 0.9)
+    assert (out.low, out.high) == pytest.approx((est - q * se, est + q * se), rel=1e-12)
+    assert out.high - est == pytest.approx(est - out.low)
+    tailed = compute_interval(
+        "studentized", est, reps, 0.9, standard_error=se, replicate_standard_errors=ses
+    )
+    assert tailed.high - est != pytest.approx(est - tailed.low, rel=1e-3)
+
+
+def test_clustered_proportion_default_is_the_symmetric_bootstrap_t():
+    rng = np.random.default_rng(3)
+    clusters = np.repeat(np.arange(40), rng.integers(5, 40, 40))
+    y = (rng.random(clusters.size) < 0.7).astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = booteval.ci(y, clusters=clusters, **RUN)
+        named = booteval.ci(y, clusters=clusters, **RUN, method="studentized-symmetric")
+        tailed = booteval.ci(y, clusters=clusters, **RUN, method="studentized")
+    assert r.method == "studentized-symmetric"
+    assert (r.low, r.high) == (named.low, named.high)
+    assert tailed.with_method("studentized-symmetric").high == pytest.approx(named.high)
+    assert r.high - r.estimate == pytest.approx(r.estimate - r.low)

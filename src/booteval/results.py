@@ -380,13 +380,13 @@ class IntervalRecipe:
     def apply(self, result: CIResult, method: str, level: float) -> CIResult:
         """``result`` with the interval of ``method`` at ``level`` from its replicates."""
         from .core.engine import check_choice
-        from .core.intervals import compute_interval
+        from .core.intervals import STUDENTIZED, compute_interval
 
         check_choice(method, "method", self.methods)
-        if method == "studentized" and result.replicate_standard_errors is None:
+        if method in STUDENTIZED and result.replicate_standard_errors is None:
             raise InvalidInputError(
                 "method",
-                "a method other than 'studentized' for a result computed without "
+                "a method other than the studentized ones for a result computed without "
                 "per-replicate standard errors",
                 "'studentized'",
                 self.studentized_hint,

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InvalidInputError
+from ..core.intervals import STUDENTIZED
 from ..core.tables import (
     group_column,
     label_column,
@@ -293,7 +294,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     _check_y_true(m, args)
     df, file = _load(args)
     opts = _run_options(args)
-    if args.method == "studentized":
+    if args.method in STUDENTIZED:
         raise CliError("--method: expected bca, percentile, basic or normal for a leaderboard")
     if args.system:
         out_col, flag = _long_output(args, file)

@@ -163,7 +163,7 @@ SHARED_DOCS = {
         "    the cluster label) and the replicate (:mod:`booteval.core.philox`). With\n"
         "    ``clusters=`` (stable ids; a row id for row-level resampling) the numbers do not\n"
         "    depend on how the rows are ordered or split into partitions. Replicate totals\n"
-        '    vary. Not with ``strata`` or ``method="studentized"``.'
+        "    vary. Not with ``strata`` or a studentized method."
     ),
     "engine": (
         'engine : {"auto", "numba", "numpy"}, default "auto"\n'

@@ -32,6 +32,7 @@ import numpy as np
 
 from .design import Design
 from .errors import InvalidInputError
+from .intervals import STUDENTIZED
 from .params import RESAMPLING
 from .streams import seed_sequence
 
@@ -213,10 +214,10 @@ def weight_source(
     evaluator's compressed design): ``plan`` itself, or its Poisson weights."""
     if design == "multinomial":
         return plan
-    if method == "studentized":
+    if method in STUDENTIZED:
         raise InvalidInputError(
             "method", "'percentile', 'basic', 'normal' or 'bca' with design='poisson'",
-            "'studentized'",
+            repr(method),
         )  # fmt: skip
     if plan.n_strata > 1:
         raise InvalidInputError(

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import collect_warnings, warn
+from ..core.intervals import STUDENTIZED
 from ..metrics import Metric
 from ..metrics.calibration import Brier, LogLoss
 from ..metrics.classification import F1, Accuracy
@@ -48,10 +49,12 @@ __all__ = [
 CLOSED_FORMS: tuple[str, ...] = ("jeffreys", "clustered-wilson", "cr2")
 #: a clustered proportion is "near 0 or 1" with fewer rows than this in its rarer outcome,
 #: and at most this share of the rows
-NEAR_BOUNDARY = 20
-NEAR_BOUNDARY_SHARE = 0.2
-#: fewer clusters than this: the CR2 interval rather than the cluster bootstrap-t
+NEAR_BOUNDARY = 30
+NEAR_BOUNDARY_SHARE = 0.3
+#: fewer clusters than this, and fewer rows than :data:`FEW_ROWS`: the CR2 interval rather
+#: than the cluster bootstrap-t
 VERY_FEW_CLUSTERS = 10
+FEW_ROWS = 100
 
 
 @dataclass(frozen=True)
@@ -104,7 +107,7 @@ class Rule:
             return False
         if self.design not in ("any", "clustered" if case.clustered else "independent"):
             return False
-        if self.method == "studentized" and not case.studentized:
+        if self.method in STUDENTIZED and not case.studentized:
             return False
         if self.method in CLOSED_FORMS and not case.closed_form:
             return False
@@ -121,7 +124,7 @@ def _near_boundary(case: Case) -> bool:
 
 
 def _very_few_clusters(case: Case) -> bool:
-    return case.n_clusters is not None and case.n_clusters < VERY_FEW_CLUSTERS
+    return case.n_clusters is not None and case.n_clusters < VERY_FEW_CLUSTERS and case.n < FEW_ROWS
 
 
 # The rule, first match wins. Coverage of 95 % intervals in the atlas (docs/coverage.md);
@@ -131,15 +134,16 @@ RULES: tuple[Rule, ...] = (
          f"fewer than {NEAR_BOUNDARY} rows, and at most {NEAR_BOUNDARY_SHARE:.0%}, in the rarer "
          "outcome",
          "clustered-wilson",
-         "accuracy p = 0.99, n = 200, 30 clusters: clustered Wilson 96.2 %, studentized 87.1 %, "
-         "BCa 86.0 %", _near_boundary),
-    Rule("proportion", "clustered", f"fewer than {VERY_FEW_CLUSTERS} clusters", "cr2",
-         "accuracy p = 0.5, n = 20, 5 clusters: CR2 95.2 %, studentized 93.9 %, BCa 86.3 %; "
-         "p = 0.9, n = 1,000, 5 clusters: CR2 94.5 %, studentized 92.7 %, BCa 81.0 %",
-         _very_few_clusters),
-    Rule("proportion", "clustered", "otherwise", "studentized",
-         "accuracy p = 0.5, n = 1,000, 50 clusters: studentized 94.7 %, BCa 92.0 %",
-         _always),
+         "accuracy p = 0.99, n = 200, 30 clusters: clustered Wilson 96.2 %, studentized 87.0 %, "
+         "BCa 86.2 %", _near_boundary),
+    Rule("proportion", "clustered",
+         f"fewer than {VERY_FEW_CLUSTERS} clusters and fewer than {FEW_ROWS} rows", "cr2",
+         "accuracy p = 0.5, n = 20, 5 clusters: CR2 95.2 %, symmetric bootstrap-t 95.1 %, "
+         "BCa 86.0 % (as good, and exact arithmetic)", _very_few_clusters),
+    Rule("proportion", "clustered", "otherwise", "studentized-symmetric",
+         "accuracy p = 0.5, n = 1,000, 5 clusters: symmetric bootstrap-t 94.0 %, CR2 92.0 %, "
+         "equal-tailed 91.6 %, BCa 76.5 %; p = 0.9, n = 10,000, 30 clusters: 94.5 %, 93.5 %, "
+         "93.2 %, 90.3 %", _always),
     Rule("mean", "clustered", "any number of clusters", "studentized",
          "mean of a skewed score, n = 1,000, 50 clusters: studentized 91.4 %, BCa 87.8 %",
          _always),

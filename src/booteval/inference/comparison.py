@@ -20,7 +20,7 @@ from ..core.engine import (
 )
 from ..core.errors import InvalidInputError, collect_warnings, warn
 from ..core.format import format_triplet
-from ..core.intervals import compute_interval
+from ..core.intervals import STUDENTIZED, compute_interval
 from ..core.options import entry_point
 from ..core.paired import StackedEvaluator, check_defined, pair_inputs, paired_arrays
 from ..core.params import ALTERNATIVES
@@ -183,7 +183,9 @@ def bootstrap_p_value(
     The one-sided p-value for ``"greater"`` is the tail level at which the
     method's lower endpoint reaches 0 (so a two-sided interval at level
     ``1 - alpha`` excludes 0 exactly when the two-sided p-value is below
-    ``alpha``, up to the resolution of ``B`` replicates). Empirical tail masses
+    ``alpha``, up to the resolution of ``B`` replicates). For
+    ``"studentized-symmetric"`` the two-sided p-value is the share of ``|t*|`` at
+    least ``|t|``, and a one-sided one is that of ``"studentized"``. Empirical tail masses
     use the ``(1 + count) / (B + 1)`` correction, so no p-value is 0.
 
     Examples
@@ -218,7 +220,13 @@ def bootstrap_p_value(
     else:  # studentized
         if t_statistics is None or standard_error is None or not standard_error > 0:
             return bootstrap_p_value("percentile", estimate, replicates, alternative)
-        p_greater = _tail_mass(t_statistics, estimate / standard_error, upper=True)
+        t_hat = estimate / standard_error
+        if method == "studentized-symmetric" and alternative == "two-sided":
+            # the symmetric interval excludes 0 when |t| passes the quantile of |t*|; a
+            # one-sided test has no symmetric form and uses the equal-tailed tail below
+            p_two = _tail_mass(np.abs(t_statistics), abs(t_hat), upper=True)
+            return float(min(1.0, max(p_two, 1.0 / (replicates.size + 1.0))))
+        p_greater = _tail_mass(t_statistics, t_hat, upper=True)
     if method == "normal":
         p_less = 1.0 - p_greater
     else:
@@ -323,7 +331,7 @@ def compare(
     source = weight_source(design, plan, stacked.design, clusters, opts.method)
     reps, _, engine_notes, ran = run_on_engine(stacked, source, opts)
     ses = None
-    if opts.method == "studentized":
+    if opts.method in STUDENTIZED:
         _, ses = run_replicates(
             diff_ev, plan, b, opts.seed, opts.batch, want_se=True, n_inner=opts.n_inner,
             workers=opts.workers,
@@ -352,7 +360,7 @@ def compare(
         )  # fmt: skip
         own = [
             compute_interval(
-                opts.method if opts.method != "studentized" else "percentile",
+                opts.method if opts.method not in STUDENTIZED else "percentile",
                 float(est[j]), reps[:, j], opts.confidence_level,
                 jackknife=None if jack is None else jack[:, j], bounds=m.bounds,
                 ties=opts.bca_ties, warn=False,

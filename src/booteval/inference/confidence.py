@@ -20,7 +20,7 @@ from ..core.errors import (
     collect_warnings,
     warn,
 )
-from ..core.intervals import METHODS, resolve_transform
+from ..core.intervals import METHODS, STUDENTIZED, resolve_transform
 from ..core.options import entry_point
 from ..core.philox import describe_source, weight_source
 from ..core.validation import MAX_RESAMPLES, check_confidence_level
@@ -135,17 +135,19 @@ def ci(
         :class:`~booteval.metrics.Metric`, or any callable ``f(x) -> float`` or
         ``f(y_true, y_pred) -> float`` (e.g. a scikit-learn metric). A callable
         takes the slow generic path: one call per replicate.
-    method : {"auto", "bca", "percentile", "basic", "normal", "studentized"}
-        The interval method (see :mod:`booteval.intervals` for the exact
-        conventions). ``"studentized"`` uses the metric's analytic standard
-        error where it has one (means, proportions, mean losses) and a nested
-        bootstrap of ``n_inner`` resamples per replicate otherwise. ``"auto"``
+    method : str
+        ``"auto"`` (default), ``"bca"``, ``"percentile"``, ``"basic"``, ``"normal"``,
+        ``"studentized"`` or ``"studentized-symmetric"`` (see :mod:`booteval.intervals`
+        for the exact conventions). The studentized methods use the metric's analytic
+        standard error where it has one (means, proportions, mean losses, Pearson,
+        ROC-AUC) and a nested bootstrap of ``n_inner`` resamples per replicate
+        otherwise; the symmetric one takes one quantile of ``|t*|`` for both sides. ``"auto"``
         (default) takes the method that the coverage atlas (``docs/coverage.md``)
         shows best calibrated for the metric, the design, ``n``, the number of
         clusters and, for a proportion, its distance from 0 or 1: the table
         ``booteval.inference.auto_method.RULES``. It may be a closed form for a
         proportion (``"jeffreys"`` on independent rows, ``"clustered-wilson"``
-        near 0 or 1 under clusters, ``"cr2"`` with fewer than 10 clusters); the
+        near 0 or 1 under clusters, ``"cr2"`` with fewer than 10 clusters and 100 rows); the
         bootstrap still runs (percentile) so ``result.with_method`` and
         ``result.distribution`` work. ``result.method`` is the method chosen and
         ``result.notes`` says why.
@@ -312,7 +314,7 @@ def _run(
     """ci's run of ``b`` replicates and its finish (warnings attributed to ci's caller)."""
     level, seed_int, method = opts.confidence_level, opts.seed, opts.method
     n = arrays[0].shape[0]
-    want_se = method == "studentized"
+    want_se = method in STUDENTIZED
     compiled, engine_note = compiled_runner(evaluator, source, opts.engine, want_se=want_se)
     reps, ses = run_replicates(
         evaluator, source, b, seed_int, opts.batch, want_se=want_se, n_inner=opts.n_inner,

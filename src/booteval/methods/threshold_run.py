@@ -11,7 +11,7 @@ import numpy as np
 from ..core.design import Design, make_design
 from ..core.engine import compiled_with, engine_note, run_replicates, screen_undefined
 from ..core.errors import CaughtWarning, InvalidInputError, warn
-from ..core.intervals import compute_interval
+from ..core.intervals import STUDENTIZED, compute_interval
 from ..core.validation import (
     as_float_array,
     check_same_length,
@@ -302,11 +302,11 @@ class _ThresholdRun:
 
 
 def _run(problem: _Problem, opts: Any, names: list[str], engine: str = "numpy") -> _Run:
-    if opts.method == "studentized":
+    if opts.method in STUDENTIZED:
         raise InvalidInputError(
             "method",
             "one of 'percentile', 'basic', 'normal', 'bca' for a threshold bootstrap",
-            "'studentized'",
+            repr(opts.method),
             "A refitted threshold has no standard error formula.",
         )
     with np.errstate(divide="ignore", invalid="ignore"):
