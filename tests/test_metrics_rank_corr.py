@@ -459,3 +459,17 @@ def test_roc_auc_standard_error_is_delongs(clustered):
     only_negatives = np.where(y == 0, 1.0, 0.0)[None, :] if not clustered else None
     if only_negatives is not None:
         assert np.isnan(ev.standard_errors(only_negatives)[0])
+
+
+def test_roc_auc_standard_error_follows_a_new_design():
+    rng = np.random.default_rng(0)
+    n = 60
+    y = rng.integers(0, 2, n)
+    s = rng.normal(size=n) + y
+    m = RocAuc()
+    first = m.bind(m.validate(y, s), make_design(n, clusters=np.arange(n) // 6))
+    first.standard_errors(np.ones((1, 10)))  # caches its unit matrix
+    other = make_design(n, clusters=(np.arange(n) * 7) % 10)  # 10 clusters too
+    moved = first.with_design(other).standard_errors(np.ones((1, 10)))[0]
+    fresh = m.bind(m.validate(y, s), other).standard_errors(np.ones((1, 10)))[0]
+    assert moved == fresh

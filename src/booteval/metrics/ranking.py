@@ -309,12 +309,12 @@ class AucEvaluator(_RankingEvaluator):
     def _unit_sums(self) -> sp.csr_matrix:
         """The ``(n_units, n_rows)`` matrix that adds up each unit's rows."""
         d = self.design
-        cached = getattr(self, "_unit_matrix", None)
-        if cached is None or cached.shape[0] != d.n_units:
+        cached = getattr(self, "_unit_matrix", None)  # (design, matrix): with_design copies
+        if cached is None or cached[0] is not d:
             n = self.n_rows
-            cached = sp.csr_matrix((np.ones(n), (d.unit_of_row, np.arange(n))), (d.n_units, n))
-            self._unit_matrix = cached
-        return cached
+            m = sp.csr_matrix((np.ones(n), (d.unit_of_row, np.arange(n))), (d.n_units, n))
+            cached = self._unit_matrix = (d, m)
+        return cached[1]
 
     def jackknife(self) -> np.ndarray:
         g = self.groups
