@@ -200,7 +200,7 @@ def leaderboard(
         for all the systems; elsewhere ``engine="numba"`` runs the NumPy engine and says so.
     {design}
     method : {"bca", "percentile", "basic", "normal"}
-        For every interval and p-value (``"studentized"`` is not offered here).
+        For every interval and p-value (the studentized methods are not offered here).
     correction : {"holm", "bonferroni", "fdr_bh", "none"}
         Adjustment of the pairwise p-values (see :func:`adjust_p_values`).
     system_col, row_col, output_col, label_col : column names, optional
