@@ -22,6 +22,7 @@ import numpy as np
 
 from .core.errors import InvalidInputError
 from .core.format import format_p_value, format_triplet
+from .core.intervals import CountedJackknife
 from .core.validation import check_confidence_level
 
 __all__ = [
@@ -329,7 +330,8 @@ class LazyJackknife:
                     "'bca'",
                     f"Its jackknife could not be computed when it was pickled: {self._error}",
                 )
-            self.value = freeze(self._compute())
+            value = self._compute()
+            self.value = value if isinstance(value, CountedJackknife) else freeze(value)
         return self.value
 
     def __getstate__(self) -> dict[str, Any]:

@@ -50,6 +50,7 @@ from .errors import DegenerateIntervalWarning, InvalidInputError, warn
 __all__ = [
     "METHODS",
     "STUDENTIZED",
+    "CountedJackknife",
     "IntervalOutcome",
     "Transform",
     "bca_levels",
@@ -219,6 +220,16 @@ class IntervalOutcome:
     details: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class CountedJackknife:
+    """Leave-one-unit-out values with their multiplicities: ``values[i]`` stands for
+    ``counts[i]`` units (every row of a cell of equal rows leaves the same value), so BCa's
+    acceleration needs no array of one value per unit (``10**9`` rows in a few cells)."""
+
+    values: np.ndarray
+    counts: np.ndarray
+
+
 def order_statistic_quantile(sorted_values: np.ndarray, p: float) -> float:
     """The ``ceil(p * B)``-th smallest value (1-based), clamped to the sample.
 
@@ -274,6 +285,7 @@ def bca_levels(
     alpha: float,
     *,
     ties: str = "half",
+    counts: np.ndarray | None = None,
 ) -> tuple[float, float, float, float, list[str]]:
     """BCa's adjusted percentile levels.
 
@@ -288,6 +300,8 @@ def bca_levels(
         ``1 - confidence_level``.
     ties : {"half", "below"}
         How replicates equal to the estimate count in ``z0``.
+    counts : ndarray, optional
+        How many units each jackknife value stands for (default: one each).
 
     Returns
     -------
@@ -317,13 +331,14 @@ def bca_levels(
         return math.nan, math.nan, math.copysign(math.inf, p0 - 0.5), math.nan, notes
     z0 = float(ndtri(p0))
 
-    d = np.mean(jackknife) - jackknife
-    ss = float(np.sum(d * d))
+    c = np.ones(jackknife.shape) if counts is None else np.asarray(counts, dtype=float)
+    d = float(np.sum(c * jackknife) / np.sum(c)) - jackknife
+    ss = float(np.sum(c * d * d))
     if ss <= 0.0 or not math.isfinite(ss):
         notes.append("jackknife values have zero variance: acceleration set to 0")
         acc = 0.0
     else:
-        acc = float(np.sum(d * d * d) / (6.0 * ss**1.5))
+        acc = float(np.sum(c * d * d * d) / (6.0 * ss**1.5))
 
     levels = []
     for z_alpha in (float(ndtri(alpha / 2)), float(ndtri(1 - alpha / 2))):
@@ -380,8 +395,9 @@ def _warn(notes: list[str]) -> None:
 
 def compute_interval(
     method: str, estimate: float, replicates: np.ndarray, confidence_level: float, *,
-    jackknife: np.ndarray | None = None, standard_error: float | None = None,
-    replicate_standard_errors: np.ndarray | None = None, transform: Transform | None = None,
+    jackknife: np.ndarray | CountedJackknife | None = None,
+    standard_error: float | None = None, replicate_standard_errors: np.ndarray | None = None,
+    transform: Transform | None = None,
     bounds: tuple[float, float] | None = None, ties: str = "half", warn: bool = True,
 ) -> IntervalOutcome:  # fmt: skip
     """Form one interval from a bootstrap distribution.
@@ -398,8 +414,9 @@ def compute_interval(
         Finite replicate values (undefined ones already removed).
     confidence_level : float
         In (0, 1).
-    jackknife : ndarray, optional
-        Leave-one-unit-out values; required by ``"bca"``.
+    jackknife : ndarray or CountedJackknife, optional
+        Leave-one-unit-out values (or distinct values and their multiplicities);
+        required by ``"bca"``.
     standard_error : float, optional
         Standard error of the estimate; required by the studentized methods.
     replicate_standard_errors : ndarray, shape (B,), optional
@@ -462,17 +479,21 @@ def compute_interval(
         if method == "bca":
             if jackknife is None:
                 raise InvalidInputError("jackknife", "jackknife values for method='bca'", "None")
-            jk = np.asarray(jackknife, dtype=float)
+            counted = isinstance(jackknife, CountedJackknife)
+            jk = np.asarray(jackknife.values if counted else jackknife, dtype=float)
+            cnt = np.asarray(jackknife.counts, dtype=float) if counted else np.ones(jk.shape)
             finite = np.isfinite(jk)
             if not finite.all():
                 notes.append(
-                    f"{int((~finite).sum())} of {jk.size} jackknife values undefined; "
-                    "acceleration computed from the rest"
+                    f"{int(cnt[~finite].sum())} of {int(cnt.sum())} jackknife values "
+                    "undefined; acceleration computed from the rest"
                 )
-                jk = jk[finite]
+                jk, cnt = jk[finite], cnt[finite]
             if g is not None:
                 jk = np.asarray(g.forward(jk), dtype=float)
-            a1, a2, z0, acc, bnotes = bca_levels(theta, t_reps, jk, alpha, ties=ties)
+            a1, a2, z0, acc, bnotes = bca_levels(
+                theta, t_reps, jk, alpha, ties=ties, counts=cnt if counted else None
+            )
             notes.extend(bnotes)
             details.update(z0=z0, acceleration=acc, ties=ties)
             if math.isnan(a1):

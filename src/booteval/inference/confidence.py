@@ -24,6 +24,7 @@ from ..core.intervals import METHODS, STUDENTIZED, resolve_transform
 from ..core.options import entry_point
 from ..core.philox import describe_source, weight_source
 from ..core.validation import MAX_RESAMPLES, check_confidence_level
+from ..distributed import frame_ci, frame_route
 from ..metrics import Metric, resolve_metric
 from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze
 from .analytic import wilson_interval
@@ -120,6 +121,7 @@ def ci(
     on_undefined: str = "drop", metric_kwargs: dict[str, Any] | None = None, n_inner: int = 50,
     bca_ties: str = "half", workers: int | None = None, progress: Any = None, engine: str = "auto",
     mcse_target: float | None = None, max_resamples: int | None = None, design: str = "multinomial",
+    **columns: str,
 ) -> CIResult:  # fmt: skip
     """A metric's point estimate with a bootstrap confidence interval.
 
@@ -229,6 +231,17 @@ def ci(
     >>> print(r.format(scale=100, digits=1))
     80.0 (71.4, 86.9)
     """
+    table = frame_route(
+        data, columns, design=design, method=method, metric=metric,
+        metric_kwargs=metric_kwargs, strata=strata, transform=transform, clusters=clusters,
+    )  # fmt: skip
+    if table is not None:
+        return frame_ci(
+            table[0], columns=table[1], metric=metric, metric_kwargs=metric_kwargs,
+            method=method, confidence_level=confidence_level, n_resamples=n_resamples,
+            seed=seed, clusters=table[2],
+            on_undefined=on_undefined, design=design, progress=progress,
+        )  # fmt: skip
     budget = _check_budget(n_resamples, mcse_target, max_resamples, confidence_level)
     auto = method == "auto"
     opts = check_run_options(

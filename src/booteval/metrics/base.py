@@ -166,6 +166,12 @@ class Metric(ABC):
     greater_is_better : bool
     vectorized : bool
         ``False`` for the generic (per-replicate call) path.
+    discrete_inputs : bool
+        Whether the inputs are class labels, so that the metric is a function of the
+        counts of distinct input combinations (the histogram tier of a cluster run).
+    row_local : bool
+        Whether :meth:`bind_rows` gives per-row statistics that depend on each row alone,
+        summed by a function fixed in advance (the row tier of a cluster run).
     """
 
     name: ClassVar[str] = "metric"
@@ -173,6 +179,8 @@ class Metric(ABC):
     bounds: tuple[float, float] | None = None
     greater_is_better: bool = True
     vectorized: bool = True
+    discrete_inputs: ClassVar[bool] = False
+    row_local: ClassVar[bool] = False
 
     def __init__(self, **params: Any) -> None:
         self.params = dict(params)
@@ -200,6 +208,12 @@ class Metric(ABC):
     @abstractmethod
     def bind(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
         """Bind validated inputs and a design."""
+
+    def bind_rows(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
+        """Bind as :meth:`bind` does, with per-row statistics that depend on each row
+        alone (a partition's rows then add up to the whole data's sums); a metric whose
+        :meth:`bind` conditions its statistics on the data overrides it."""
+        return self.bind(arrays, design)
 
     def __call__(self, *arrays: object) -> float:
         """The metric on data, e.g. ``get_metric("accuracy")(y_true, y_pred)``."""

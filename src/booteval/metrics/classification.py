@@ -76,6 +76,7 @@ class _LabelMetric(Metric):
 
     input_names: ClassVar[tuple[str, ...]] = ("y_true", "y_pred")
     bounds = (0.0, 1.0)
+    discrete_inputs: ClassVar[bool] = True
 
     def validate(self, *arrays: object) -> tuple[np.ndarray, ...]:
         y_true = as_label_array(arrays[0], "y_true")

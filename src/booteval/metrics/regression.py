@@ -109,6 +109,7 @@ class Mean(Metric):
 
     name = "mean"
     input_names: ClassVar[tuple[str, ...]] = ("scores",)
+    row_local: ClassVar[bool] = True
 
     def validate(self, *arrays: object) -> tuple[np.ndarray, ...]:
         return (as_float_array(arrays[0], "scores"),)
@@ -121,6 +122,9 @@ class Mean(Metric):
         shift = float(np.mean(x))
         ev = ratio_evaluator(x - shift, None, design)
         return ShiftedEvaluator(ev, shift)
+
+    def bind_rows(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
+        return ratio_evaluator(arrays[0], None, design)  # unshifted: no data mean
 
 
 class ShiftedEvaluator(Evaluator):
@@ -154,6 +158,7 @@ class ShiftedEvaluator(Evaluator):
 class _RegressionMetric(Metric):
     input_names: ClassVar[tuple[str, ...]] = ("y_true", "y_pred")
     greater_is_better = False
+    row_local: ClassVar[bool] = True
 
     def validate(self, *arrays: object) -> tuple[np.ndarray, ...]:
         y_true = as_float_array(arrays[0], "y_true")
@@ -177,6 +182,9 @@ class MAE(_RegressionMetric):
     def bind(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
         return Mean().bind((np.abs(arrays[0] - arrays[1]),), design)
 
+    def bind_rows(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
+        return Mean().bind_rows((np.abs(arrays[0] - arrays[1]),), design)
+
 
 class MSE(_RegressionMetric):
     """Mean squared error.
@@ -193,6 +201,10 @@ class MSE(_RegressionMetric):
     def bind(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
         e = arrays[0] - arrays[1]
         return Mean().bind((e * e,), design)
+
+    def bind_rows(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
+        e = arrays[0] - arrays[1]
+        return Mean().bind_rows((e * e,), design)
 
 
 class RMSE(_RegressionMetric):
@@ -227,8 +239,14 @@ class R2(_RegressionMetric):
     bounds = (-np.inf, 1.0)
 
     def bind(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
+        return self._bind(arrays, design, float(np.mean(arrays[0])))
+
+    def bind_rows(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
+        return self._bind(arrays, design, 0.0)  # uncentered: no data mean
+
+    def _bind(self, arrays: tuple[np.ndarray, ...], design: Design, centre: float) -> Evaluator:
         y, p = arrays
-        yc = y - float(np.mean(y))
+        yc = y - centre
         e = y - p
         stats = np.column_stack([np.ones_like(y), yc, yc * yc, e * e])
 

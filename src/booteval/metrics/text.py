@@ -308,6 +308,7 @@ class _TextMetric(Metric):
 
     input_names: ClassVar[tuple[str, ...]] = ("references", "hypotheses")
     bounds = (0.0, 100.0)
+    row_local: ClassVar[bool] = True
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)

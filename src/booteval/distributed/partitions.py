@@ -1,0 +1,157 @@
+"""What one partition computes: its state, from its rows alone.
+
+These functions run on the workers (a Dask task, a Spark Python worker, or the caller's
+process for in-memory data); they take a pandas DataFrame and return a small state of
+:mod:`booteval.distributed.states`. Nothing in them depends on which other rows exist,
+how many partitions there are, or in what order they are merged: rows are keyed by their
+position in the whole data (``offset``, given by the engine) and clusters by the fixed
+hash :func:`booteval.core.philox.unit_key` of their label.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..core.design import make_design
+from ..core.errors import InvalidInputError
+from ..core.philox import unit_keys
+from ..core.poisson_kernels import poisson_int_sums
+from ..metrics.base import Metric, SumEvaluator, deferred_compression
+from .states import FRACTION_BITS, HistogramState, StateSpec, SumState
+
+__all__ = ["fixed_point", "histogram_partition", "sum_evaluator", "sum_partition"]
+
+# rows per kernel call: 13 * 2**32 * rows stays below 2**63 (exact int64 sums)
+_KERNEL_ROWS = 1 << 26
+# the largest magnitude the fixed point holds: 3 limbs of 32 bits above 2**-56
+_MAX_VALUE = 2.0**39
+
+
+def sum_evaluator(metric: Metric, arrays: tuple[np.ndarray, ...]) -> SumEvaluator:
+    """The metric bound to ``arrays`` row by row (no cells), or a clear error."""
+    ev = None
+    if metric.discrete_inputs or metric.row_local:
+        with deferred_compression():
+            ev = metric.bind_rows(arrays, make_design(arrays[0].shape[0]))
+    if not isinstance(ev, SumEvaluator):
+        raise InvalidInputError(
+            "metric", "a metric of sums of per-row statistics that runs on a "
+            "table (accuracy, the confusion-matrix metrics, means, MAE, MSE, RMSE, R2, "
+            "BLEU, chrF)", repr(metric.label),
+            "Rank metrics (ROC-AUC, average precision), correlations, log loss, Brier and ECE "
+            "do not run on a table yet: collect the columns and call booteval.ci on arrays.",
+        )  # fmt: skip
+    return ev
+
+
+def _cluster_codes(column: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of a partition's cluster labels and the 64-bit keys of the distinct ones."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    if (codes < 0).any():
+        raise InvalidInputError("clusters", "a cluster label on every row", "missing labels")
+    return codes, unit_keys(np.asarray(uniques, dtype=object))
+
+
+def histogram_partition(pdf: Any, spec: StateSpec) -> HistogramState:
+    """Row counts of each distinct combination of the input columns (and cluster key)."""
+    df = pdf[list(spec.inputs)].copy()
+    if spec.clusters is not None:
+        codes, keys = _cluster_codes(pdf[spec.clusters])
+        df.insert(0, "unit", keys[codes])
+    table = df.groupby(list(df.columns), sort=False, dropna=False).size()
+    return HistogramState(spec, table.reset_index(name="count"))
+
+
+def fixed_point(stats: np.ndarray) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """Per-row statistics as exact ``int64`` limbs, and each limb's (column, bit shift)
+    in units of ``2**-56``: one limb for integer columns, three of 32 bits otherwise.
+
+    Examples
+    --------
+    >>> limbs, where = fixed_point(np.array([[1.0, 0.1], [2.0, -0.25]]))
+    >>> where
+    [(0, 56), (1, 0), (1, 32), (1, 64)]
+    >>> sum(int(limbs[1, i]) << s for i, (_, s) in enumerate(where) if _ == 1) / 2**56
+    -0.25
+    """
+    cols: list[np.ndarray] = []
+    where: list[tuple[int, int]] = []
+    for j in range(stats.shape[1]):
+        x = np.asarray(stats[:, j], dtype=float)
+        big = float(np.abs(x).max()) if x.size else 0.0
+        if not np.isfinite(big):
+            raise InvalidInputError(
+                "data", "finite per-row statistics", "a row where the metric's statistics "
+                "are NaN or infinite",
+            )  # fmt: skip
+        if big < 2.0**31 and np.array_equal(x, np.rint(x)):
+            cols.append(x.astype(np.int64))
+            where.append((j, FRACTION_BITS))
+            continue
+        if big >= _MAX_VALUE:
+            raise InvalidInputError(
+                "data", "per-row statistics below 2**39 in magnitude on a cluster "
+                "(sums are exact fixed point)", f"a value of {big:g}",
+            )  # fmt: skip
+        y = x * 2.0**FRACTION_BITS  # exact: a power of two
+        top = np.floor(y / 2.0**64)
+        rest = y - top * 2.0**64  # exact: the low bits of y
+        mid = np.floor(rest / 2.0**32)
+        low = np.rint(rest - mid * 2.0**32)  # the one rounding, to 2**-56
+        cols += [low.astype(np.int64), mid.astype(np.int64), top.astype(np.int64)]
+        where += [(j, 0), (j, 32), (j, 64)]
+    return np.column_stack(cols) if cols else np.zeros((stats.shape[0], 0), np.int64), where
+
+
+def _combine(limb_sums: np.ndarray, where: list[tuple[int, int]], k: int) -> np.ndarray:
+    """Per-limb ``int64`` sums ``(..., L)`` as exact per-column Python integers ``(..., k)``."""
+    out = np.zeros((*limb_sums.shape[:-1], k), dtype=object)
+    out[...] = 0
+    for i, (j, shift) in enumerate(where):
+        out[..., j] += limb_sums[..., i].astype(object) * (1 << shift)
+    return out
+
+
+def sum_partition(pdf: Any, spec: StateSpec, metric: Metric, offset: int) -> SumState:
+    """Exact Poisson-weighted sums of the partition's per-row statistics for every
+    replicate; its rows are ``offset .. offset + len(pdf) - 1`` of the whole data."""
+    arrays = metric.validate(*(pdf[c].to_numpy() for c in spec.inputs))
+    n = arrays[0].shape[0]
+    ev = sum_evaluator(metric, arrays)
+    stats = ev.unit_stats.toarray() if sp.issparse(ev.unit_stats) else np.asarray(ev.unit_stats)
+    limbs, where = fixed_point(stats)
+    k = stats.shape[1]
+    units = np.zeros(0, dtype=np.uint64)
+    if spec.clusters is not None:
+        codes, ukeys = _cluster_codes(pdf[spec.clusters])
+        order = np.argsort(codes, kind="stable")
+        starts = np.searchsorted(codes[order], np.arange(ukeys.size))
+        values = np.add.reduceat(limbs[order], starts, axis=0) if n else limbs
+        keys, units = ukeys, np.unique(ukeys)
+    else:
+        keys, values = np.arange(offset, offset + n, dtype=np.uint64), limbs
+    sums = np.zeros((spec.n_resamples, k), dtype=object)
+    sums[...] = 0
+    # chunks of units holding at most _KERNEL_ROWS rows (a unit's limbs sum its rows')
+    rows = np.bincount(codes, minlength=keys.size) if spec.clusters is not None else None
+    bounds = [0]
+    if rows is None:
+        bounds += list(range(_KERNEL_ROWS, keys.size, _KERNEL_ROWS))
+    else:
+        cum = np.cumsum(rows)
+        bounds += list(np.searchsorted(cum, np.arange(_KERNEL_ROWS, n, _KERNEL_ROWS)) + 1)
+    bounds.append(keys.size)
+    totals = np.zeros(k, dtype=object)
+    totals[...] = 0
+    for lo, hi in itertools.pairwise(bounds):
+        if hi > lo:
+            part = poisson_int_sums(spec.seed, keys[lo:hi], values[lo:hi], 0, spec.n_resamples)
+            sums += _combine(part, where, k)
+            totals += _combine(values[lo:hi].sum(axis=0), where, k)
+    return SumState(spec, sums, totals, n, units)

@@ -1,0 +1,214 @@
+"""``booteval.ci`` on a table read by column names: pandas, Dask, Spark or Parquet.
+
+The run is the Poisson bootstrap of :mod:`booteval.core.philox`: each partition returns a
+mergeable state (:mod:`~booteval.distributed.partitions`), the engine merges them
+(:mod:`~booteval.distributed.engines`), and the driver turns the merged state into the
+replicates (:mod:`~booteval.distributed.finish`) and the interval, through the same
+result type and interval code as every other ``ci``. The numbers depend only on the
+data, the seed and ``B``: not on the engine, the number of partitions or workers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import replace
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from ..core.engine import check_run_options, screen_undefined
+from ..core.errors import InvalidInputError
+from ..metrics.base import Metric
+from ..metrics.registry import resolve_metric
+from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze
+from .engines import map_reduce, open_source, sample_rows, source_kind
+from .finish import histogram_replicates, sum_replicates
+from .partitions import histogram_partition, sum_evaluator, sum_partition
+from .states import StateSpec
+
+__all__ = ["TABLE_METHODS", "frame_ci", "frame_route", "source_kind"]
+
+#: the interval methods a cluster run offers (BCa only where its jackknife is mergeable)
+TABLE_METHODS = ("percentile", "basic", "normal", "bca")
+
+
+def _metric_and_columns(
+    metric: Any, metric_kwargs: Any, columns: Mapping[str, Any]
+) -> tuple[Metric, list[str]]:
+    m = resolve_metric(metric, metric_kwargs, max(len(columns), 1))
+    given = dict(columns)
+    unknown = [k for k in given if k not in m.input_names]
+    missing = [k for k in m.input_names if k not in given]
+    if unknown or missing:
+        raise InvalidInputError(
+            "columns", f"the column of each input of {m.label!r}, by keyword: "
+            + ", ".join(f"{k}='<column>'" for k in m.input_names),
+            f"{', '.join(f'{k}={v!r}' for k, v in given.items()) or 'no columns'}",
+        )  # fmt: skip
+    names = [given[k] for k in m.input_names]
+    for k, v in zip(m.input_names, names, strict=True):
+        if not isinstance(v, str):
+            raise InvalidInputError(k, "a column name (a string) for a table", repr(v))
+    return m, names
+
+
+def frame_ci(
+    data: Any, *, columns: Mapping[str, Any], metric: Any = None, metric_kwargs: Any = None,
+    method: str = "auto", confidence_level: float = 0.95, n_resamples: Any = 10_000,
+    seed: Any = None, clusters: Any = None, on_undefined: str = "drop",
+    design: str = "multinomial", progress: Any = None,
+) -> CIResult:  # fmt: skip
+    """``booteval.ci`` on a table (see its docstring); the columns by input name."""
+    kind = source_kind(data)
+    if kind is None:
+        raise InvalidInputError(
+            "data", "a pandas, Dask or Spark DataFrame or a Parquet path with column names",
+            type(data).__name__,
+        )  # fmt: skip
+    if design not in ("multinomial", "poisson"):
+        raise InvalidInputError("design", "'multinomial' or 'poisson'", repr(design))
+    if isinstance(n_resamples, str):
+        raise InvalidInputError("n_resamples", "an integer for a table", repr(n_resamples))
+    m, names = _metric_and_columns(metric, metric_kwargs, columns)
+    tier = "histogram" if m.discrete_inputs else "row"
+    methods = TABLE_METHODS if tier == "histogram" else TABLE_METHODS[:3]
+    auto = method == "auto"
+    run_method = ("bca" if tier == "histogram" else "percentile") if auto else method
+    if run_method not in methods:
+        extra = "" if tier == "histogram" else (
+            f" (BCa needs a leave-one-out jackknife of {m.label!r}, which partitions cannot "
+            "merge exactly)"
+        )  # fmt: skip
+        raise InvalidInputError(
+            "method", f"one of {', '.join(map(repr, methods))} for {m.label!r} on a table"
+            + extra, repr(method),
+        )  # fmt: skip
+    opts = check_run_options(
+        confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
+        method=run_method, on_undefined=on_undefined,
+    )  # fmt: skip
+    if clusters is not None and not isinstance(clusters, str):
+        raise InvalidInputError("clusters", "a column name for a table", repr(clusters))
+    wanted = names + ([clusters] if clusters is not None and clusters not in names else [])
+    table, engine = open_source(data, kind, wanted)
+    spec = StateSpec(tier, m.label, tuple(names), clusters, opts.seed, opts.n_resamples)
+    if tier == "histogram":
+        fn = partial(_histogram_part, spec=spec)
+    else:
+        fn = partial(_sum_part, spec=spec, metric=m)
+    state, n_parts = map_reduce(
+        table, engine, fn, offsets=tier == "row" and clusters is None, progress=bool(progress)
+    )  # fmt: skip
+    if tier == "histogram":
+        reps = histogram_replicates(state, m)
+    else:
+        head = sample_rows(table, engine)
+        reps = sum_replicates(state, m, tuple(head[c].to_numpy() for c in names))
+    if not math.isfinite(reps.estimate):
+        raise InvalidInputError(
+            ", ".join(names), f"data on which {m.label!r} is defined",
+            f"data where it evaluates to {reps.estimate}",
+        )  # fmt: skip
+    defined = np.isfinite(reps.values)
+    n_undefined = screen_undefined(defined, f"metric {m.label!r}", opts.on_undefined)
+    values = reps.values[defined]
+    unit = f" in {reps.n_clusters} clusters" if reps.n_clusters is not None else ""
+    design_text = (
+        f"{'cluster' if clusters is not None else 'iid'} Poisson bootstrap over {reps.n_rows} "
+        f"rows{unit} ({tier} tier, {engine}, {n_parts} partition{'s' * (n_parts != 1)})"
+    )
+    details = {
+        "distributed": {
+            "tier": tier, "engine": engine, "partitions": n_parts, "weights": spec.weights,
+            "seed": opts.seed, "digest": state.digest(), "cells": reps.n_cells,
+        }
+    }  # fmt: skip
+    notes = (
+        (
+            f"method='auto' on a table: {run_method} (the coverage atlas covers the "
+            "multinomial bootstrap; on a cluster run, BCa where its jackknife is exact "
+            "(the histogram tier), otherwise percentile)",
+        )
+        if auto
+        else ()
+    )
+    if design == "multinomial":
+        notes += (
+            "a table runs the Poisson bootstrap (design='poisson'): its partitions never "
+            "meet, so every row or cluster gets an independent Poisson(1) weight",
+        )
+    jack = reps.jackknife
+    recipe = IntervalRecipe(
+        methods, bounds=m.bounds, notes_before=notes, details=details,
+        jackknife=LazyJackknife(lambda: jack) if jack is not None else None,
+        studentized_hint="A studentized interval needs arrays: booteval.ci(y_true, y_pred, ...).",
+    )  # fmt: skip
+    result = CIResult(
+        estimate=reps.estimate, low=math.nan, high=math.nan,
+        confidence_level=opts.confidence_level, method=run_method, metric=m.label,
+        n=reps.n_rows, n_clusters=reps.n_clusters,
+        effective_n=float(reps.n_clusters if reps.n_clusters is not None else reps.n_rows),
+        n_resamples=opts.n_resamples, seed=opts.seed,
+        standard_error=float(np.std(values, ddof=1)) if values.size > 1 else 0.0,
+        n_undefined=n_undefined, mcse_low=math.nan, mcse_high=math.nan, design=design_text,
+        transform=None, distribution=freeze(values), _recompute=recipe,
+    )  # fmt: skip
+    return replace(result.with_method(run_method), details=details | result.details)
+
+
+def frame_route(
+    data: tuple[Any, ...], columns: Mapping[str, Any], *, design: str, method: str,
+    metric: Any, metric_kwargs: Any, strata: Any, transform: Any, clusters: Any,
+) -> tuple[Any, dict[str, Any], Any] | None:  # fmt: skip
+    """Where ``ci(*data, **columns)`` runs here: ``(table, columns, clusters)``, or ``None``
+    for the in-memory pipeline.
+
+    A table (pandas with column names; Dask, Spark or Parquet always) runs here. So do
+    arrays with ``design="poisson"`` and a method this module offers, for a metric of
+    sums without strata or a transform: as a one-partition pandas table, so their numbers
+    are bit-identical to a cluster run on the same rows.
+    """
+    kinds = [source_kind(d) for d in data]
+    if columns:
+        if len(data) != 1 or kinds[0] is None:
+            raise InvalidInputError(
+                "data", "one table (a pandas, Dask or Spark DataFrame or a Parquet path) "
+                f"with column names ({', '.join(columns)})",
+                f"{len(data)} positional argument(s)" if len(data) != 1 else type(data[0]).__name__,
+                "Pass arrays positionally, or the table with its columns by keyword.",
+            )  # fmt: skip
+        return data[0], dict(columns), clusters
+    if len(data) == 1 and kinds[0] in ("dask", "spark", "parquet"):
+        return data[0], {}, clusters
+    if design != "poisson" or method not in TABLE_METHODS or strata is not None:
+        return None
+    if transform is not None or any(k is not None for k in kinds) or not data:
+        return None
+    m = resolve_metric(metric, metric_kwargs, len(data))
+    if not m.vectorized or len(data) != m.n_inputs:
+        return None
+    arrays = m.validate(*data)
+    if any(np.ndim(a) != 1 for a in arrays) or (method == "bca" and not m.discrete_inputs):
+        return None
+    try:
+        sum_evaluator(m, arrays)
+    except InvalidInputError:
+        return None
+    import pandas as pd
+
+    frame = pd.DataFrame(dict(zip(m.input_names, arrays, strict=True)))
+    name = None
+    if clusters is not None:
+        name = "clusters"
+        frame[name] = np.asarray(clusters)
+    return frame, {k: k for k in m.input_names}, name
+
+
+def _histogram_part(pdf: Any, offset: int, *, spec: StateSpec) -> Any:
+    return histogram_partition(pdf, spec)
+
+
+def _sum_part(pdf: Any, offset: int, *, spec: StateSpec, metric: Metric) -> Any:
+    return sum_partition(pdf, spec, metric, offset)
