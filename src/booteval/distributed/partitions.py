@@ -34,7 +34,7 @@ _MAX_VALUE = 2.0**39
 def sum_evaluator(metric: Metric, arrays: tuple[np.ndarray, ...]) -> SumEvaluator:
     """The metric bound to ``arrays`` row by row (no cells), or a clear error."""
     ev = None
-    if metric.discrete_inputs or metric.row_local:
+    if arrays and (metric.discrete_inputs or metric.row_local):
         with deferred_compression():
             ev = metric.bind_rows(arrays, make_design(arrays[0].shape[0]))
     if not isinstance(ev, SumEvaluator):
@@ -99,12 +99,13 @@ def fixed_point(stats: np.ndarray) -> tuple[np.ndarray, list[tuple[int, int]]]:
                 "data", "per-row statistics below 2**39 in magnitude on a cluster "
                 "(sums are exact fixed point)", f"a value of {big:g}",
             )  # fmt: skip
-        y = x * 2.0**FRACTION_BITS  # exact: a power of two
+        sign = np.sign(x)
+        y = np.abs(x) * 2.0**FRACTION_BITS  # exact: a power of two
         top = np.floor(y / 2.0**64)
-        rest = y - top * 2.0**64  # exact: the low bits of y
+        rest = y - top * 2.0**64  # exact: the low bits of y (y >= 0)
         mid = np.floor(rest / 2.0**32)
-        low = np.rint(rest - mid * 2.0**32)  # the one rounding, to 2**-56
-        cols += [low.astype(np.int64), mid.astype(np.int64), top.astype(np.int64)]
+        low = np.rint(rest - mid * 2.0**32)  # the one rounding, to 2**-56 (half to even)
+        cols += [(sign * v).astype(np.int64) for v in (low, mid, top)]
         where += [(j, 0), (j, 32), (j, 64)]
     return np.column_stack(cols) if cols else np.zeros((stats.shape[0], 0), np.int64), where
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -72,6 +71,8 @@ def frame_ci(
     if isinstance(n_resamples, str):
         raise InvalidInputError("n_resamples", "an integer for a table", repr(n_resamples))
     m, names = _metric_and_columns(metric, metric_kwargs, columns)
+    if not (m.discrete_inputs or m.row_local):
+        sum_evaluator(m, ())  # the error that names the metrics a table runs
     tier = "histogram" if m.discrete_inputs else "row"
     methods = TABLE_METHODS if tier == "histogram" else TABLE_METHODS[:3]
     auto = method == "auto"
@@ -155,7 +156,7 @@ def frame_ci(
         n_undefined=n_undefined, mcse_low=math.nan, mcse_high=math.nan, design=design_text,
         transform=None, distribution=freeze(values), _recompute=recipe,
     )  # fmt: skip
-    return replace(result.with_method(run_method), details=details | result.details)
+    return result.with_method(run_method)
 
 
 def frame_route(

@@ -45,6 +45,14 @@ class StateSpec:
     weights: str = "Poisson(1), Philox4x32-10 keyed by (seed, unit key, replicate)"
 
 
+def _spec_text(spec: StateSpec) -> bytes:
+    """The spec in a digest: what the numbers depend on (not the columns' names)."""
+    clustered = spec.clusters is not None
+    return repr(
+        (spec.tier, spec.metric, clustered, spec.seed, spec.n_resamples, spec.weights)
+    ).encode()
+
+
 def _check_same(a: StateSpec, b: StateSpec) -> None:
     if a != b:
         raise InvalidInputError(
@@ -80,8 +88,8 @@ class HistogramState:
         return int(self.table["count"].sum())
 
     def digest(self) -> str:
-        text = self.canonical().to_csv(index=False).encode()
-        return hashlib.blake2b(repr(self.spec).encode() + text, digest_size=16).hexdigest()
+        text = self.canonical().to_csv(index=False, header=False).encode()
+        return hashlib.blake2b(_spec_text(self.spec) + text, digest_size=16).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -119,7 +127,7 @@ class SumState:
         return np.array(flat, dtype=float).reshape(np.shape(integers))
 
     def digest(self) -> str:
-        h = hashlib.blake2b(repr(self.spec).encode(), digest_size=16)
+        h = hashlib.blake2b(_spec_text(self.spec), digest_size=16)
         for part in (self.totals, self.sums):
             h.update(",".join(str(int(v)) for v in np.asarray(part).ravel()).encode())
         h.update(f"{self.n_rows};".encode() + np.sort(self.units).tobytes())
