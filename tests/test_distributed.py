@@ -147,17 +147,17 @@ def test_histogram_tier_jackknife_gives_the_in_memory_bca_acceleration():
 
 
 def test_table_errors_name_the_parameter_and_the_alternatives():
-    with pytest.raises(InvalidInputError, match="`method`.*'percentile', 'basic', 'normal'"):
+    with pytest.raises(InvalidInputError, match=r"`method`.*'percentile', 'basic', 'normal'"):
         booteval.ci(TABLE, scores="score", method="bca")
-    with pytest.raises(InvalidInputError, match="`columns`.*y_true='<column>'"):
+    with pytest.raises(InvalidInputError, match=r"`columns`.*y_true='<column>'"):
         booteval.ci(TABLE, y_true="label", metric="accuracy")
-    with pytest.raises(InvalidInputError, match="`columns`.*'lable'"):
+    with pytest.raises(InvalidInputError, match=r"`columns`.*'lable'"):
         booteval.ci(TABLE, y_true="lable", y_pred="pred", metric="accuracy")
-    with pytest.raises(InvalidInputError, match="`metric`.*roc_auc"):
+    with pytest.raises(InvalidInputError, match=r"`metric`.*roc_auc"):
         booteval.ci(TABLE, y_true="label", y_score="score", metric="roc_auc", method="normal")
-    with pytest.raises(InvalidInputError, match="`data`.*one table"):
+    with pytest.raises(InvalidInputError, match=r"`data`.*one table"):
         booteval.ci(LABEL, PRED, y_true="label", y_pred="pred", metric="accuracy")
-    with pytest.raises(InvalidInputError, match="`method`"):
+    with pytest.raises(InvalidInputError, match=r"`method`"):
         booteval.ci(TABLE, scores="score", method="studentized")
 
 

@@ -131,7 +131,10 @@ def ci(
         ``scores`` (one value per row; the metric defaults to the mean), or
         ``y_true, y_pred`` (labels and predicted labels), or ``y_true, y_score``
         (labels and scores or probabilities), as the metric requires. Lists,
-        NumPy arrays and pandas Series are accepted.
+        NumPy arrays and pandas Series are accepted. Or one table (a pandas, Dask or
+        Spark DataFrame, or a Parquet path or glob) with its columns named by keyword
+        (``**columns``): a Poisson bootstrap from mergeable exact states, the same
+        numbers for any partitioning (``docs/clusters.md``).
     metric : str, Metric or callable, optional
         A registry name (see :func:`booteval.list_metrics`), a
         :class:`~booteval.metrics.Metric`, or any callable ``f(x) -> float`` or
@@ -214,6 +217,13 @@ def ci(
         (strata, clusters, discrete data resampled as cells, other metrics, a nested
         studentized interval); ``"numpy"`` always draws the resamples with NumPy (the
         numbers of booteval 0.1).
+
+    **columns : str
+        For a table: the column of each of the metric's inputs, by the input's name
+        (``y_true="label", y_pred="pred"``, or ``scores="score"``); ``clusters`` is then a
+        column name too. A table offers ``"percentile"``, ``"basic"``, ``"normal"`` and,
+        for label metrics, ``"bca"`` (``"auto"``: BCa for label metrics, percentile
+        otherwise).
 
     Returns
     -------
