@@ -155,10 +155,27 @@ def test_table_errors_name_the_parameter_and_the_alternatives():
         booteval.ci(TABLE, y_true="lable", y_pred="pred", metric="accuracy")
     with pytest.raises(InvalidInputError, match=r"`metric`.*roc_auc"):
         booteval.ci(TABLE, y_true="label", y_score="score", metric="roc_auc", method="normal")
-    with pytest.raises(InvalidInputError, match=r"`data`.*one table"):
-        booteval.ci(LABEL, PRED, y_true="label", y_pred="pred", metric="accuracy")
+    with pytest.raises(InvalidInputError, match=r"`columns`.*one table.*n_resample"):
+        booteval.ci(LABEL, PRED, metric="accuracy", n_resample=100)  # a misspelt parameter
     with pytest.raises(InvalidInputError, match=r"`method`"):
         booteval.ci(TABLE, scores="score", method="studentized")
+
+
+def test_corpus_bleu_runs_on_a_table_from_sentence_statistics(dask_client):
+    import dask.dataframe as dd
+
+    words = np.array("the cat sat on a mat dog ran far away".split())
+    refs = [" ".join(RNG.choice(words, 8)) for _ in range(300)]
+    hyps = [" ".join(RNG.choice(words, 8)) if RNG.random() < 0.5 else r for r in refs]
+    text = pd.DataFrame({"ref": refs, "hyp": hyps})
+    kw = {"references": "ref", "hypotheses": "hyp", "metric": "bleu", "seed": 1,
+          "n_resamples": 300}  # fmt: skip
+    local = booteval.ci(text, **kw)
+    assert local.estimate == pytest.approx(booteval.get_metric("bleu")(refs, hyps), rel=1e-12)
+    _same(local, booteval.ci(dd.from_pandas(text, npartitions=3), **kw))
+    arrays = booteval.ci(refs, hyps, metric="bleu", seed=1, n_resamples=300, design="poisson",
+                         method="percentile")  # fmt: skip
+    _same(local, arrays)
 
 
 def test_a_table_says_it_ran_the_poisson_bootstrap():

@@ -175,10 +175,11 @@ def frame_route(
     if columns:
         if len(data) != 1 or kinds[0] is None:
             raise InvalidInputError(
-                "data", "one table (a pandas, Dask or Spark DataFrame or a Parquet path) "
-                f"with column names ({', '.join(columns)})",
-                f"{len(data)} positional argument(s)" if len(data) != 1 else type(data[0]).__name__,
-                "Pass arrays positionally, or the table with its columns by keyword.",
+                "columns", "keywords naming columns only with one table (a pandas, Dask or "
+                "Spark DataFrame or a Parquet path)",
+                f"{', '.join(columns)} with {len(data)} positional argument(s) of type "
+                f"{', '.join(sorted({type(d).__name__ for d in data})) or 'none'}",
+                "Check the spelling of ci's parameters; pass arrays positionally.",
             )  # fmt: skip
         return data[0], dict(columns), clusters
     if len(data) == 1 and kinds[0] in ("dask", "spark", "parquet"):
