@@ -31,7 +31,14 @@ _FAN_IN = 8
 
 def source_kind(data: object) -> str | None:
     """``"pandas"``, ``"dask"``, ``"spark"`` or ``"parquet"`` for a table ``ci`` can read by
-    column names; ``None`` for anything else (arrays)."""
+    column names; ``None`` for anything else (arrays).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> source_kind(pd.DataFrame({"x": [1]})), source_kind("logs/*.parquet"), source_kind([1])
+    ('pandas', 'parquet', None)
+    """
     if isinstance(data, str | os.PathLike):
         return "parquet"
     module = type(data).__module__

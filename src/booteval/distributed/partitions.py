@@ -113,7 +113,6 @@ def fixed_point(stats: np.ndarray) -> tuple[np.ndarray, list[tuple[int, int]]]:
 def _combine(limb_sums: np.ndarray, where: list[tuple[int, int]], k: int) -> np.ndarray:
     """Per-limb ``int64`` sums ``(..., L)`` as exact per-column Python integers ``(..., k)``."""
     out = np.zeros((*limb_sums.shape[:-1], k), dtype=object)
-    out[...] = 0
     for i, (j, shift) in enumerate(where):
         out[..., j] += limb_sums[..., i].astype(object) * (1 << shift)
     return out
@@ -138,7 +137,6 @@ def sum_partition(pdf: Any, spec: StateSpec, metric: Metric, offset: int) -> Sum
     else:
         keys, values = np.arange(offset, offset + n, dtype=np.uint64), limbs
     sums = np.zeros((spec.n_resamples, k), dtype=object)
-    sums[...] = 0
     # chunks of units holding at most _KERNEL_ROWS rows (a unit's limbs sum its rows')
     rows = np.bincount(codes, minlength=keys.size) if spec.clusters is not None else None
     bounds = [0]
@@ -149,7 +147,6 @@ def sum_partition(pdf: Any, spec: StateSpec, metric: Metric, offset: int) -> Sum
         bounds += list(np.searchsorted(cum, np.arange(_KERNEL_ROWS, n, _KERNEL_ROWS)) + 1)
     bounds.append(keys.size)
     totals = np.zeros(k, dtype=object)
-    totals[...] = 0
     for lo, hi in itertools.pairwise(bounds):
         if hi > lo:
             part = poisson_int_sums(spec.seed, keys[lo:hi], values[lo:hi], 0, spec.n_resamples)

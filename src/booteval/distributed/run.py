@@ -59,7 +59,17 @@ def frame_ci(
     seed: Any = None, clusters: Any = None, on_undefined: str = "drop",
     design: str = "multinomial", progress: Any = None,
 ) -> CIResult:  # fmt: skip
-    """``booteval.ci`` on a table (see its docstring); the columns by input name."""
+    """``booteval.ci`` on a table (see its docstring); the columns by input name.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"label": [0, 1, 1, 0, 1] * 20, "pred": [0, 1, 0, 0, 1] * 20})
+    >>> r = frame_ci(t, columns={"y_true": "label", "y_pred": "pred"}, metric="accuracy",
+    ...              seed=0, n_resamples=500, design="poisson")
+    >>> r.estimate, r.method, r.details["distributed"]["tier"]
+    (0.8, 'bca', 'histogram')
+    """
     kind = source_kind(data)
     if kind is None:
         raise InvalidInputError(

@@ -135,7 +135,17 @@ class SumState:
 
 
 def merge_states(states: list) -> HistogramState | SumState:
-    """The states merged (their order does not change the result)."""
+    """The states merged (their order does not change the result).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> spec = StateSpec("histogram", "accuracy", ("y",), None, 0, 10)
+    >>> a = HistogramState(spec, pd.DataFrame({"y": [0, 1], "count": [3, 4]}))
+    >>> b = HistogramState(spec, pd.DataFrame({"y": [1], "count": [5]}))
+    >>> merge_states([a, b]).canonical()["count"].tolist(), merge_states([b, a]).n_rows
+    ([3, 9], 12)
+    """
     if not states:
         raise InvalidInputError("data", "at least one partition", "none")
     out = states[0]
