@@ -77,13 +77,32 @@ def test_a_weight_depends_only_on_seed_key_and_replicate():
 def test_unit_keys_are_fixed_hashes_of_the_label():
     # pinned: a change here would change every clustered Poisson result
     assert unit_key("user-17") == 1885509964236496897
-    assert unit_key(42) == unit_key(np.int16(42)) == 1617879888388836812
+    # integers: Philox4x32-10 of (value low, value high, tag, "keys") under ("boot", "eval")
+    words = philox4x32_10(np.array([42, 0, 1, 0x6B657973]), np.array([0x626F6F74, 0x6576616C]))
+    assert unit_key(42) == unit_key(np.int16(42)) == int(words[0]) | int(words[1]) << 32
     digest = hashlib.blake2b(b"s:user-17", digest_size=8).digest()
     assert unit_key("user-17") == int.from_bytes(digest, "little")
     assert unit_key("42") != unit_key(42) == unit_key(42.0) != unit_key(42.5)
     assert unit_keys(["a", "b", "a"]).tolist()[0] == unit_keys(["a"]).tolist()[0]
     with pytest.raises(booteval.InvalidInputError, match="clusters"):
         unit_key((1, 2))
+
+
+def test_a_column_of_labels_gets_each_labels_key_at_once():
+    ids = np.random.default_rng(0).integers(-(2**62), 2**62, 20_000)
+    keys = unit_keys(ids)
+    assert np.unique(keys).size == ids.size  # a bijection on integers: no collisions
+    assert keys[:50].tolist() == [unit_key(int(v)) for v in ids[:50]]
+    assert np.array_equal(unit_keys(np.arange(9.0)), unit_keys(np.arange(9)))
+    big = np.array([2**63 + 5, 2**64 - 1], dtype=np.uint64)
+    assert unit_keys(big).tolist() == [unit_key(2**63 + 5), unit_key(2**64 - 1)]
+    assert unit_key(-1) != unit_key(2**64 - 1) and unit_key(2**64) != unit_key(0)
+    days = np.array(["2024-01-02", "1960-05-01"], dtype="datetime64[D]")
+    assert unit_keys(days).tolist() == [unit_key(d) for d in days]
+    assert unit_key(days[0]) != unit_key(int(days[0].astype("datetime64[ns]").astype(np.int64)))
+    mixed = np.array([7, "7", 7.5, True, b"7", -7], dtype=object)
+    assert unit_keys(mixed).tolist() == [unit_key(v) for v in mixed]
+    assert len(set(unit_keys(mixed).tolist())) == 6
 
 
 def test_a_compressed_design_gets_the_sum_of_its_rows_weights():

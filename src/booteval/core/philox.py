@@ -18,8 +18,11 @@ worker) and still give the same numbers as one process holding every row.
   The table is the exact cumulative distribution, rounded down to multiples of ``2**-32``,
   so the counts follow Poisson(1) to 32-bit resolution (a count above 12 has probability
   ``2**-32`` instead of about ``1.3e-11``).
-* A unit key is a stable row id, or :func:`unit_key` of a cluster label: a fixed, unsalted
-  64-bit BLAKE2b hash of the label's type and text (never Python's ``hash()``).
+* A unit key is a stable row id, or :func:`unit_key` of a cluster label (never Python's
+  ``hash()``, which is salted): integers (and integral floats, and dates as nanoseconds)
+  through Philox4x32-10 under a fixed key, a bijection computed for a whole column at
+  once; strings, bytes and other floats through a fixed, unsalted 64-bit BLAKE2b hash of
+  their type and text.
 """
 
 from __future__ import annotations
@@ -88,35 +91,50 @@ def philox4x32_10(counter: np.ndarray, key: np.ndarray) -> np.ndarray:
     return np.stack([c0, c1, c2, c3], axis=-1).astype(np.uint32)
 
 
-def unit_key(label: object) -> int:
-    """The 64-bit key of a cluster label: a fixed hash of its type and text.
+# the fixed key of the integer labels' hash ("boot", "eval"), and the counter's last word
+_LABEL_KEY = np.array([0x626F6F74, 0x6576616C], dtype=np.uint64)
+_LABEL_WORD = 0x6B657973  # "keys"
+_INT, _TIME = 1, 3  # counter tags (a negative value adds 1)
 
-    Integers (Python or NumPy, and floats with an integral value, as an id column read as
-    floats) hash as integers, so ``3``, ``np.int64(3)`` and ``3.0`` share a key; strings as
-    UTF-8 text; other floats by the shortest text of their float64 value (so a float32
-    label is widened first); dates and times by their nanoseconds since the epoch. Other
-    types are refused.
 
-    Examples
-    --------
-    >>> unit_key("user-17") == unit_key(np.str_("user-17")), unit_key(3) == unit_key(np.int8(3))
-    (True, True)
-    >>> unit_key(3) == unit_key("3"), unit_key(3) == unit_key(3.0)
-    (False, True)
-    """
+def _as_integer(label: object) -> tuple[int, int] | None:
+    """``(value, tag)`` of a label hashed as an integer (``None`` for the others)."""
+    if isinstance(label, bool | np.bool_):
+        return None
+    if isinstance(label, numbers.Integral):
+        value, tag = int(label), _INT
+    elif isinstance(label, numbers.Real) and float(label).is_integer():
+        value, tag = int(float(label)), _INT  # an id column read as float
+    elif isinstance(label, datetime.date | np.datetime64):
+        value, tag = int(np.datetime64(label, "ns").astype(np.int64)), _TIME
+    else:
+        return None
+    return (value, tag) if -(1 << 63) <= value < (1 << 64) else None
+
+
+def _integer_keys(bits: np.ndarray, tags: np.ndarray) -> np.ndarray:
+    """Keys of 64-bit values (two's complement ``bits``) with counter ``tags``: one Philox
+    block each, so distinct (value, tag) pairs get distinct keys."""
+    counter = np.stack(
+        [bits & _LOW, bits >> _SHIFT, tags.astype(np.uint64), np.full(bits.shape, _LABEL_WORD)],
+        axis=-1,
+    )  # fmt: skip
+    words = philox4x32_10(counter, _LABEL_KEY).astype(np.uint64)
+    return words[..., 0] | (words[..., 1] << _SHIFT)
+
+
+def _text_key(label: object) -> int:
+    """BLAKE2b of the type and text of a label that is not an integer."""
     if isinstance(label, bool | np.bool_):
         text = b"b:" + str(bool(label)).encode()
     elif isinstance(label, numbers.Integral):
-        text = b"i:" + str(int(label)).encode()
+        text = b"i:" + str(int(label)).encode()  # beyond 64 bits
     elif isinstance(label, str):
         text = b"s:" + label.encode("utf-8")
     elif isinstance(label, numbers.Real) and float(label).is_integer():
-        text = b"i:" + str(int(float(label))).encode()  # an id column read as float
+        text = b"i:" + str(int(float(label))).encode()
     elif isinstance(label, numbers.Real):
         text = b"f:" + repr(float(label)).encode()
-    elif isinstance(label, datetime.date | np.datetime64):
-        ns = np.datetime64(label, "ns").astype(np.int64)
-        text = b"t:" + str(int(ns)).encode()
     elif isinstance(label, bytes):
         text = b"y:" + label
     else:
@@ -129,9 +147,56 @@ def unit_key(label: object) -> int:
     return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little")
 
 
+def unit_key(label: object) -> int:
+    """The 64-bit key of a cluster label: a fixed function of its type and value.
+
+    Integers (Python or NumPy, and floats with an integral value, as an id column read as
+    floats) are keys of the same integer, so ``3``, ``np.int64(3)`` and ``3.0`` share a
+    key; dates and times are keys of their nanoseconds since the epoch (under another
+    tag); these go through Philox4x32-10 under a fixed key. Strings hash as UTF-8 text,
+    other floats by the shortest text of their float64 value (so a float32 label is
+    widened first), through BLAKE2b. Other types are refused.
+
+    Examples
+    --------
+    >>> unit_key("user-17") == unit_key(np.str_("user-17")), unit_key(3) == unit_key(np.int8(3))
+    (True, True)
+    >>> unit_key(3) == unit_key("3"), unit_key(3) == unit_key(3.0), unit_key(-1) == unit_key(2**64 - 1)
+    (False, True, False)
+    """
+    as_int = _as_integer(label)
+    if as_int is None:
+        return _text_key(label)
+    value, tag = as_int
+    neg = value < 0
+    bits = np.array([value + (1 << 64) if neg else value], dtype=np.uint64)
+    return int(_integer_keys(bits, np.array([tag + neg]))[0])
+
+
 def unit_keys(labels: object) -> np.ndarray:
-    """:func:`unit_key` of each label, as ``uint64``."""
-    return np.array([unit_key(v) for v in np.asarray(labels, dtype=object)], dtype=np.uint64)
+    """:func:`unit_key` of each label, as ``uint64``: a whole column at once for integer,
+    integral float and datetime columns (what an id column is), label by label otherwise.
+
+    Examples
+    --------
+    >>> ids = np.array([5, -2, 7], dtype=np.int64)
+    >>> bool((unit_keys(ids) == [unit_key(5), unit_key(-2), unit_key(7)]).all())
+    True
+    """
+    arr = np.asarray(labels)
+    kind = arr.dtype.kind
+    if kind == "f" and arr.size and np.isfinite(arr).all():
+        if (arr == np.floor(arr)).all() and np.abs(arr).max() < 2.0**63:
+            arr, kind = arr.astype(np.int64), "i"
+    if kind in "iuM":
+        tag = _TIME if kind == "M" else _INT
+        if kind == "M":
+            arr = arr.astype("datetime64[ns]").astype(np.int64)
+        neg = arr < 0 if kind != "u" else np.zeros(arr.shape, dtype=bool)
+        bits = arr.astype(np.int64).view(np.uint64) if kind != "u" else arr.astype(np.uint64)
+        return _integer_keys(bits, tag + neg.astype(np.int64))
+    flat = arr.astype(object).ravel()
+    return np.array([unit_key(v) for v in flat], dtype=np.uint64).reshape(arr.shape)
 
 
 def philox_key(seed: int) -> np.ndarray:
@@ -183,7 +248,7 @@ class PoissonSource:
     def __init__(self, design: Design, clusters: object = None) -> None:
         self.design = design
         if design.clustered:
-            labels = np.asarray(clusters, dtype=object)
+            labels = np.asarray(clusters)
             first = np.empty(design.n_units, dtype=np.intp)
             first[design.unit_of_row[::-1]] = np.arange(design.n_rows)[::-1]
             self.keys = unit_keys(labels[first])

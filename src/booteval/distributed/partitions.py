@@ -55,7 +55,7 @@ def _cluster_codes(column: Any) -> tuple[np.ndarray, np.ndarray]:
     codes, uniques = pd.factorize(column, use_na_sentinel=True)
     if (codes < 0).any():
         raise InvalidInputError("clusters", "a cluster label on every row", "missing labels")
-    return codes, unit_keys(np.asarray(uniques, dtype=object))
+    return codes, unit_keys(np.asarray(uniques))
 
 
 def histogram_partition(pdf: Any, spec: StateSpec) -> HistogramState:
