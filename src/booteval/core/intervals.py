@@ -229,6 +229,14 @@ class CountedJackknife:
     values: np.ndarray
     counts: np.ndarray
 
+    def __getitem__(self, key: Any) -> CountedJackknife:
+        """One system's values (``jack[:, j]`` of values of shape ``(cells, K)``)."""
+        return CountedJackknife(np.asarray(self.values)[key], self.counts)
+
+    def __sub__(self, other: CountedJackknife) -> CountedJackknife:
+        """The differences of two systems' values over the same cells."""
+        return CountedJackknife(np.asarray(self.values) - np.asarray(other.values), self.counts)
+
 
 def order_statistic_quantile(sorted_values: np.ndarray, p: float) -> float:
     """The ``ceil(p * B)``-th smallest value (1-based), clamped to the sample.

@@ -115,12 +115,10 @@ def _as_integer(label: object) -> tuple[int, int] | None:
 def _integer_keys(bits: np.ndarray, tags: np.ndarray) -> np.ndarray:
     """Keys of 64-bit values (two's complement ``bits``) with counter ``tags``: one Philox
     block each, so distinct (value, tag) pairs get distinct keys."""
-    counter = np.stack(
-        [bits & _LOW, bits >> _SHIFT, tags.astype(np.uint64), np.full(bits.shape, _LABEL_WORD)],
-        axis=-1,
-    )  # fmt: skip
-    words = philox4x32_10(counter, _LABEL_KEY).astype(np.uint64)
-    return words[..., 0] | (words[..., 1] << _SHIFT)
+    from .poisson_kernels import philox_blocks  # compiled (that module imports this one)
+
+    counter = np.stack([bits & _LOW, bits >> _SHIFT, tags.astype(np.uint64)], axis=-1)
+    return philox_blocks(counter, _LABEL_WORD, _LABEL_KEY).reshape(bits.shape)
 
 
 def _text_key(label: object) -> int:

@@ -19,7 +19,7 @@ from numba import njit
 from .kernels import _CACHE
 from .philox import POISSON1_THRESHOLDS, philox_key
 
-__all__ = ["poisson_int_sums"]
+__all__ = ["philox_blocks", "poisson_int_sums"]
 
 # units per pass: their values stay in cache while every replicate block visits them
 _CHUNK = 512
@@ -101,4 +101,47 @@ def poisson_int_sums(
         ka = (k0 + steps * np.uint64(0x9E3779B9)) & np.uint64(0xFFFFFFFF)
         kb = (k1 + steps * np.uint64(0xBB67AE85)) & np.uint64(0xFFFFFFFF)
         _sums(keys, values, ka, kb, int(start), int(stop), POISSON1_THRESHOLDS, out)
+    return out
+
+
+@njit(cache=_CACHE)
+def _blocks(c0s, c1s, c2s, c3, ka, kb, out):  # pragma: no cover - compiled
+    low = np.uint64(0xFFFFFFFF)
+    s32 = np.uint64(32)
+    m0, m1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
+    for i in range(c0s.size):
+        c0, c1, c2, c4 = c0s[i], c1s[i], c2s[i], c3
+        for r in range(10):
+            p0 = m0 * c0
+            p1 = m1 * c2
+            c0, c1, c2, c4 = (
+                (p1 >> s32) ^ c1 ^ ka[r],
+                p1 & low,
+                (p0 >> s32) ^ c4 ^ kb[r],
+                p0 & low,
+            )
+        out[i] = c0 | (c1 << s32)
+
+
+def philox_blocks(counter: np.ndarray, last: int, key: np.ndarray) -> np.ndarray:
+    """The first two words of Philox4x32-10 of the counters ``(counter[:, 0],
+    counter[:, 1], counter[:, 2], last)`` under ``key``, as ``word0 | word1 << 32``
+    (what :func:`booteval.core.philox.philox4x32_10` gives, compiled).
+
+    Examples
+    --------
+    >>> from booteval.core.philox import philox4x32_10
+    >>> c, key = np.array([[1, 2, 3], [7, 0, 9]], dtype=np.uint64), np.array([5, 6])
+    >>> w = philox4x32_10(np.c_[c, [11, 11]], key).astype(np.uint64)
+    >>> bool((philox_blocks(c, 11, key) == w[:, 0] | w[:, 1] << np.uint64(32)).all())
+    True
+    """
+    c = np.asarray(counter, dtype=np.uint64).reshape(-1, 3)
+    k0, k1 = (np.uint64(int(v) & 0xFFFFFFFF) for v in np.asarray(key).ravel()[:2])
+    steps = np.arange(10, dtype=np.uint64)
+    ka = (k0 + steps * np.uint64(0x9E3779B9)) & np.uint64(0xFFFFFFFF)
+    kb = (k1 + steps * np.uint64(0xBB67AE85)) & np.uint64(0xFFFFFFFF)
+    out = np.empty(c.shape[0], dtype=np.uint64)
+    cols = [np.ascontiguousarray(c[:, j]) for j in range(3)]
+    _blocks(*cols, np.uint64(last), ka, kb, out)
     return out

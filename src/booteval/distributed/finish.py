@@ -24,7 +24,7 @@ import scipy.sparse as sp
 from ..core.intervals import CountedJackknife
 from ..core.philox import philox_key
 from ..metrics.base import Metric
-from .partitions import sum_evaluator
+from .partitions import system_stats
 from .states import HistogramState, SumState
 
 __all__ = ["Replicates", "cell_weights", "histogram_replicates", "sum_replicates"]
@@ -35,11 +35,12 @@ _CELL_BLOCK = 256
 
 @dataclass(frozen=True)
 class Replicates:
-    """A tier's output: what the interval needs, and what the result reports."""
+    """A tier's output for ``K`` systems on shared weights: what the intervals need, and
+    what the result reports."""
 
-    estimate: float
-    values: np.ndarray
-    jackknife: CountedJackknife | None
+    estimates: np.ndarray  # (K,)
+    values: np.ndarray  # (B, K)
+    jackknife: CountedJackknife | None  # values (cells, K)
     n_rows: int
     n_clusters: int | None
     n_cells: int | None = None
@@ -72,52 +73,59 @@ def cell_weights(seed: int, keys: list[int], sizes: np.ndarray, n_resamples: int
     return out
 
 
+def _from_sums(evs: list, widths: list[int], sums: np.ndarray) -> np.ndarray:
+    """Each system's metric from its slice of the stacked sums: ``(rows, K)``."""
+    edges = np.cumsum([0, *widths])
+    cols = [
+        np.asarray(ev.from_sums(sums[:, lo:hi]), dtype=float).reshape(-1)
+        for ev, lo, hi in zip(evs, edges[:-1], edges[1:], strict=True)
+    ]
+    return np.column_stack(cols)
+
+
 def histogram_replicates(state: HistogramState, metric: Metric) -> Replicates:
-    """The histogram tier's estimate, replicates and counted jackknife."""
+    """The histogram tier's estimates, replicates and counted jackknife."""
     spec = state.spec
-    table = state.canonical()
-    inputs = list(spec.inputs)
-    combos = table[inputs].drop_duplicates().reset_index(drop=True)
-    arrays = metric.validate(*(combos[c].to_numpy() for c in inputs))
-    ev = sum_evaluator(metric, arrays)
-    stats = ev.unit_stats.toarray() if sp.issparse(ev.unit_stats) else np.asarray(ev.unit_stats)
-    combo_of_row = (
-        table[inputs].merge(combos.reset_index(), on=inputs, how="left")["index"].to_numpy()
-    )
-    counts = table["count"].to_numpy(dtype=np.int64)
+    bound = [
+        system_stats(metric, tuple(state.combos[c].to_numpy() for c in cols))
+        for cols in spec.system_columns
+    ]
+    evs, widths = [b[0] for b in bound], [b[1].shape[1] for b in bound]
+    stats = np.hstack([b[1] for b in bound])
+    counts = state.counts
     if spec.clusters is not None:
-        unit_codes, unit_ids = _codes(table["unit"].to_numpy(dtype=np.uint64))
-        units = np.zeros((unit_ids.size, stats.shape[1]))
-        np.add.at(units, unit_codes, counts[:, None] * stats[combo_of_row])  # integer-valued
-        mult = np.ones(unit_ids.size, dtype=np.int64)
-        n_clusters: int | None = int(unit_ids.size)
+        starts = np.flatnonzero(np.r_[True, state.units[1:] != state.units[:-1]])
+        rows = counts[:, None] * stats[state.codes]  # integer-valued
+        units = np.add.reduceat(rows, starts, axis=0) if starts.size else rows[:0]
+        mult = np.ones(starts.size, dtype=np.int64)
+        n_clusters: int | None = int(starts.size)
     else:
-        units, mult, n_clusters = stats[combo_of_row], counts, None
+        units, mult, n_clusters = stats[state.codes], counts, None
     cells, inverse = np.unique(units, axis=0, return_inverse=True)
     sizes = np.bincount(inverse.reshape(-1), weights=mult, minlength=cells.shape[0])
     sizes = sizes.astype(np.int64)
     weights = cell_weights(spec.seed, [_cell_key(r) for r in cells], sizes, spec.n_resamples)
     total = sizes.astype(float) @ cells
-    estimate = float(ev.from_sums(total[None, :])[0])
-    values = np.asarray(ev.from_sums(weights @ cells), dtype=float)
-    jack = np.asarray(ev.from_sums(total[None, :] - cells), dtype=float)
+    estimates = _from_sums(evs, widths, total[None, :])[0]
+    values = _from_sums(evs, widths, weights @ cells)
+    jack = _from_sums(evs, widths, total[None, :] - cells)
     return Replicates(
-        estimate, values, CountedJackknife(jack, sizes), int(counts.sum()), n_clusters,
+        estimates, values, CountedJackknife(jack, sizes), state.n_rows, n_clusters,
         int(cells.shape[0]),
     )  # fmt: skip
 
 
-def _codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    ids, codes = np.unique(keys, return_inverse=True)
-    return codes.reshape(-1), ids
-
-
-def sum_replicates(state: SumState, metric: Metric, sample: tuple[Any, ...]) -> Replicates:
-    """The row tier's estimate and replicates (``sample``: a few rows of the inputs, to
-    bind the metric's function of sums)."""
-    ev = sum_evaluator(metric, metric.validate(*sample))
+def sum_replicates(state: SumState, metric: Metric, sample: Any) -> Replicates:
+    """The row tier's estimates and replicates (``sample``: a few rows of the table as a
+    pandas DataFrame, to bind each system's function of sums)."""
+    spec = state.spec
+    bound = [
+        system_stats(metric, tuple(sample[c].to_numpy() for c in cols))
+        for cols in spec.system_columns
+    ]
+    evs, widths = [b[0] for b in bound], [b[1].shape[1] for b in bound]
     totals = state.values(state.totals)
-    estimate = float(ev.from_sums(totals[None, :])[0])
-    values = np.asarray(ev.from_sums(state.values(state.sums)), dtype=float)
-    n_clusters = int(state.units.size) if state.spec.clusters is not None else None
-    return Replicates(estimate, values, None, state.n_rows, n_clusters)
+    estimates = _from_sums(evs, widths, totals[None, :])[0]
+    values = _from_sums(evs, widths, state.values(state.sums))
+    n_clusters = int(state.units.size) if spec.clusters is not None else None
+    return Replicates(estimates, values, None, state.n_rows, n_clusters)

@@ -21,9 +21,11 @@ from ..core.errors import InvalidInputError
 from ..core.philox import unit_keys
 from ..core.poisson_kernels import poisson_int_sums
 from ..metrics.base import Metric, SumEvaluator, deferred_compression
-from .states import FRACTION_BITS, HistogramState, StateSpec, SumState
+from .states import FRACTION_BITS, HistogramState, StateSpec, SumState, sort_combos
 
-__all__ = ["fixed_point", "histogram_partition", "sum_evaluator", "sum_partition"]
+__all__ = [
+    "fixed_point", "histogram_partition", "sum_evaluator", "sum_partition", "system_stats",
+]  # fmt: skip
 
 # rows per kernel call: 13 * 2**32 * rows stays below 2**63 (exact int64 sums)
 _KERNEL_ROWS = 1 << 26
@@ -48,6 +50,13 @@ def sum_evaluator(metric: Metric, arrays: tuple[np.ndarray, ...]) -> SumEvaluato
     return ev
 
 
+def system_stats(metric: Metric, columns: tuple[Any, ...]) -> tuple[SumEvaluator, np.ndarray]:
+    """One system's inputs bound to ``metric`` row by row, and its per-row statistics."""
+    ev = sum_evaluator(metric, metric.validate(*columns))
+    stats = ev.unit_stats.toarray() if sp.issparse(ev.unit_stats) else np.asarray(ev.unit_stats)
+    return ev, np.asarray(stats, dtype=float).reshape(stats.shape[0], -1)
+
+
 def _cluster_codes(column: Any) -> tuple[np.ndarray, np.ndarray]:
     """Codes of a partition's cluster labels and the 64-bit keys of the distinct ones."""
     import pandas as pd
@@ -60,12 +69,37 @@ def _cluster_codes(column: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def histogram_partition(pdf: Any, spec: StateSpec) -> HistogramState:
     """Row counts of each distinct combination of the input columns (and cluster key)."""
-    df = pdf[list(spec.inputs)].copy()
-    if spec.clusters is not None:
-        codes, keys = _cluster_codes(pdf[spec.clusters])
-        df.insert(0, "unit", keys[codes])
-    table = df.groupby(list(df.columns), sort=False, dropna=False).size()
-    return HistogramState(spec, table.reset_index(name="count"))
+    cols = list(spec.inputs)
+    groups = pdf[cols].groupby(cols, sort=False, dropna=False)
+    code = groups.ngroup().to_numpy(dtype=np.int64)
+    combos = groups.size().index.to_frame(index=False)
+    combos.columns = cols
+    canon = sort_combos(combos.reset_index(), cols)  # the partition's codes, in canonical order
+    rank = np.empty(len(canon), dtype=np.int64)
+    rank[canon.pop("index").to_numpy()] = np.arange(len(canon))
+    code, n_combos = rank[code], len(canon)
+    if spec.clusters is None:
+        counts = np.bincount(code, minlength=n_combos).astype(np.int64)
+        keep = counts > 0
+        units = np.zeros(int(keep.sum()), dtype=np.uint64)
+        return HistogramState(spec, canon, units, np.flatnonzero(keep), counts[keep])
+    unit, keys = _cluster_codes(pdf[spec.clusters])
+    by_key = np.argsort(keys, kind="stable")
+    rank = np.empty(keys.size, dtype=np.int64)
+    rank[by_key] = np.arange(keys.size)
+    # sorted pairs of (the unit's rank by key, code): sorted by (key, code)
+    pairs, counts = np.unique(rank[unit] * n_combos + code, return_counts=True)
+    units, codes = keys[by_key][pairs // n_combos], pairs % n_combos
+    counts = counts.astype(np.int64)
+    new = np.ones(units.size, dtype=bool)  # two labels of one key (a hash collision) merge
+    new[1:] = (units[1:] != units[:-1]) | (codes[1:] != codes[:-1])
+    if not new.all():
+        order = np.lexsort((codes, units))
+        units, codes, counts = units[order], codes[order], counts[order]
+        new[1:] = (units[1:] != units[:-1]) | (codes[1:] != codes[:-1])
+        starts = np.flatnonzero(new)
+        units, codes, counts = units[starts], codes[starts], np.add.reduceat(counts, starts)
+    return HistogramState(spec, canon, units, codes, counts)
 
 
 def fixed_point(stats: np.ndarray) -> tuple[np.ndarray, list[tuple[int, int]]]:
@@ -121,10 +155,11 @@ def _combine(limb_sums: np.ndarray, where: list[tuple[int, int]], k: int) -> np.
 def sum_partition(pdf: Any, spec: StateSpec, metric: Metric, offset: int) -> SumState:
     """Exact Poisson-weighted sums of the partition's per-row statistics for every
     replicate; its rows are ``offset .. offset + len(pdf) - 1`` of the whole data."""
-    arrays = metric.validate(*(pdf[c].to_numpy() for c in spec.inputs))
-    n = arrays[0].shape[0]
-    ev = sum_evaluator(metric, arrays)
-    stats = ev.unit_stats.toarray() if sp.issparse(ev.unit_stats) else np.asarray(ev.unit_stats)
+    stats = np.hstack(
+        [system_stats(metric, tuple(pdf[c].to_numpy() for c in cols))[1]
+         for cols in spec.system_columns]
+    )  # fmt: skip
+    n = stats.shape[0]
     limbs, where = fixed_point(stats)
     k = stats.shape[1]
     units = np.zeros(0, dtype=np.uint64)

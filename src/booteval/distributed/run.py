@@ -12,30 +12,33 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
 import numpy as np
 
-from ..core.engine import check_run_options, screen_undefined
+from ..core.engine import RunOptions, check_run_options, screen_undefined
 from ..core.errors import InvalidInputError
 from ..metrics.base import Metric
 from ..metrics.registry import resolve_metric
 from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze
 from .engines import map_reduce, open_source, sample_rows, source_kind
-from .finish import histogram_replicates, sum_replicates
+from .finish import Replicates, histogram_replicates, sum_replicates
 from .partitions import histogram_partition, sum_evaluator, sum_partition
 from .states import StateSpec
 
-__all__ = ["TABLE_METHODS", "frame_ci", "frame_route", "source_kind"]
+__all__ = ["TABLE_METHODS", "TableRun", "frame_ci", "frame_route", "run_table", "source_kind"]
 
 #: the interval methods a cluster run offers (BCa only where its jackknife is mergeable)
 TABLE_METHODS = ("percentile", "basic", "normal", "bca")
 
 
 def _metric_and_columns(
-    metric: Any, metric_kwargs: Any, columns: Mapping[str, Any]
-) -> tuple[Metric, list[str]]:
+    metric: Any, metric_kwargs: Any, columns: Mapping[str, Any], n_systems: int
+) -> tuple[Metric, tuple[tuple[str, ...], ...]]:
+    """The metric, and each system's column for each of its inputs: a string names a
+    column all systems share, a list of ``n_systems`` names one column per system."""
     m = resolve_metric(metric, metric_kwargs, max(len(columns), 1))
     given = dict(columns)
     unknown = [k for k in given if k not in m.input_names]
@@ -46,30 +49,53 @@ def _metric_and_columns(
             + ", ".join(f"{k}='<column>'" for k in m.input_names),
             f"{', '.join(f'{k}={v!r}' for k, v in given.items()) or 'no columns'}",
         )  # fmt: skip
-    names = [given[k] for k in m.input_names]
-    for k, v in zip(m.input_names, names, strict=True):
-        if not isinstance(v, str):
-            raise InvalidInputError(k, "a column name (a string) for a table", repr(v))
-    return m, names
+    per_system = []
+    for k in m.input_names:
+        v = given[k]
+        if isinstance(v, str):
+            per_system.append((v,) * n_systems)
+        elif n_systems > 1 and isinstance(v, list | tuple) and len(v) == n_systems:
+            if not all(isinstance(c, str) for c in v):
+                raise InvalidInputError(k, "column names (strings)", repr(v))
+            per_system.append(tuple(v))
+        else:
+            want = (
+                "a column name (a string) for a table" if n_systems == 1 else
+                f"a column name shared by the systems, or a list of {n_systems} column "
+                "names (one per system)"
+            )  # fmt: skip
+            raise InvalidInputError(k, want, repr(v))
+    if n_systems > 1 and all(len(set(cols)) == 1 for cols in per_system):
+        raise InvalidInputError(
+            "columns", f"a list of {n_systems} columns (one per system) for at least one "
+            f"input of {m.label!r}", ", ".join(f"{k}={given[k]!r}" for k in m.input_names),
+        )  # fmt: skip
+    return m, tuple(zip(*per_system, strict=True))
 
 
-def frame_ci(
-    data: Any, *, columns: Mapping[str, Any], metric: Any = None, metric_kwargs: Any = None,
-    method: str = "auto", confidence_level: float = 0.95, n_resamples: Any = 10_000,
-    seed: Any = None, clusters: Any = None, on_undefined: str = "drop",
-    design: str = "multinomial", progress: Any = None,
-) -> CIResult:  # fmt: skip
-    """``booteval.ci`` on a table (see its docstring); the columns by input name.
+@dataclass(frozen=True)
+class TableRun:
+    """The replicates of ``K`` systems on a table, with what a result reports of them."""
 
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> t = pd.DataFrame({"label": [0, 1, 1, 0, 1] * 20, "pred": [0, 1, 0, 0, 1] * 20})
-    >>> r = frame_ci(t, columns={"y_true": "label", "y_pred": "pred"}, metric="accuracy",
-    ...              seed=0, n_resamples=500, design="poisson")
-    >>> r.estimate, r.method, r.details["distributed"]["tier"]
-    (0.8, 'bca', 'histogram')
-    """
+    metric: Metric
+    method: str
+    methods: tuple[str, ...]
+    opts: RunOptions
+    reps: Replicates
+    n_undefined: int
+    design: str
+    details: dict[str, Any]
+    notes: tuple[str, ...]
+
+
+def run_table(
+    data: Any, *, columns: Mapping[str, Any], n_systems: int, metric: Any, metric_kwargs: Any,
+    method: str, confidence_level: float, n_resamples: Any, seed: Any, clusters: Any,
+    on_undefined: str, design: str, progress: Any, what: str = "metric",
+) -> TableRun:  # fmt: skip
+    """The Poisson bootstrap of ``n_systems`` systems on a table, on shared weights
+    (``columns``: see :func:`_metric_and_columns`); the replicates screened for
+    undefined values (``what`` names them in the message)."""
     kind = source_kind(data)
     if kind is None:
         raise InvalidInputError(
@@ -80,7 +106,7 @@ def frame_ci(
         raise InvalidInputError("design", "'multinomial' or 'poisson'", repr(design))
     if isinstance(n_resamples, str):
         raise InvalidInputError("n_resamples", "an integer for a table", repr(n_resamples))
-    m, names = _metric_and_columns(metric, metric_kwargs, columns)
+    m, systems = _metric_and_columns(metric, metric_kwargs, columns, n_systems)
     if not (m.discrete_inputs or m.row_local):
         sum_evaluator(m, ())  # the error that names the metrics a table runs
     tier = "histogram" if m.discrete_inputs else "row"
@@ -102,9 +128,13 @@ def frame_ci(
     )  # fmt: skip
     if clusters is not None and not isinstance(clusters, str):
         raise InvalidInputError("clusters", "a column name for a table", repr(clusters))
-    wanted = names + ([clusters] if clusters is not None and clusters not in names else [])
+    inputs = tuple(dict.fromkeys(c for cols in systems for c in cols))
+    wanted = list(inputs) + ([clusters] if clusters is not None and clusters not in inputs else [])
     table, engine = open_source(data, kind, wanted)
-    spec = StateSpec(tier, m.label, tuple(names), clusters, opts.seed, opts.n_resamples)
+    spec = StateSpec(
+        tier, m.label, inputs, clusters, opts.seed, opts.n_resamples,
+        systems=systems if n_systems > 1 else (),
+    )  # fmt: skip
     if tier == "histogram":
         fn = partial(_histogram_part, spec=spec)
     else:
@@ -115,16 +145,16 @@ def frame_ci(
     if tier == "histogram":
         reps = histogram_replicates(state, m)
     else:
-        head = sample_rows(table, engine)
-        reps = sum_replicates(state, m, tuple(head[c].to_numpy() for c in names))
-    if not math.isfinite(reps.estimate):
+        reps = sum_replicates(state, m, sample_rows(table, engine))
+    if not np.isfinite(reps.estimates).all():
         raise InvalidInputError(
-            ", ".join(names), f"data on which {m.label!r} is defined",
-            f"data where it evaluates to {reps.estimate}",
+            ", ".join(inputs), f"data on which {m.label!r} is defined",
+            f"data where it evaluates to {', '.join(map(str, reps.estimates))}",
         )  # fmt: skip
-    defined = np.isfinite(reps.values)
-    n_undefined = screen_undefined(defined, f"metric {m.label!r}", opts.on_undefined)
-    values = reps.values[defined]
+    defined = np.isfinite(reps.values).all(axis=1)
+    n_undefined = screen_undefined(defined, what, opts.on_undefined)
+    if not defined.all():
+        reps = replace(reps, values=np.ascontiguousarray(reps.values[defined]))
     unit = f" in {reps.n_clusters} clusters" if reps.n_clusters is not None else ""
     design_text = (
         f"{'cluster' if clusters is not None else 'iid'} Poisson bootstrap over {reps.n_rows} "
@@ -150,23 +180,51 @@ def frame_ci(
             "a table runs the Poisson bootstrap (design='poisson'): its partitions never "
             "meet, so every row or cluster gets an independent Poisson(1) weight",
         )
-    jack = reps.jackknife
+    return TableRun(m, run_method, methods, opts, reps, n_undefined, design_text, details, notes)
+
+
+def frame_ci(
+    data: Any, *, columns: Mapping[str, Any], metric: Any = None, metric_kwargs: Any = None,
+    method: str = "auto", confidence_level: float = 0.95, n_resamples: Any = 10_000,
+    seed: Any = None, clusters: Any = None, on_undefined: str = "drop",
+    design: str = "multinomial", progress: Any = None,
+) -> CIResult:  # fmt: skip
+    """``booteval.ci`` on a table (see its docstring); the columns by input name.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"label": [0, 1, 1, 0, 1] * 20, "pred": [0, 1, 0, 0, 1] * 20})
+    >>> r = frame_ci(t, columns={"y_true": "label", "y_pred": "pred"}, metric="accuracy",
+    ...              seed=0, n_resamples=500, design="poisson")
+    >>> r.estimate, r.method, r.details["distributed"]["tier"]
+    (0.8, 'bca', 'histogram')
+    """
+    run = run_table(
+        data, columns=columns, n_systems=1, metric=metric, metric_kwargs=metric_kwargs,
+        method=method, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
+        clusters=clusters, on_undefined=on_undefined, design=design, progress=progress,
+        what=f"metric {resolve_metric(metric, metric_kwargs, len(columns) or 1).label!r}",
+    )  # fmt: skip
+    m, reps, opts = run.metric, run.reps, run.opts
+    values = np.ascontiguousarray(reps.values[:, 0])
+    jack = reps.jackknife[:, 0] if reps.jackknife is not None else None
     recipe = IntervalRecipe(
-        methods, bounds=m.bounds, notes_before=notes, details=details,
+        run.methods, bounds=m.bounds, notes_before=run.notes, details=run.details,
         jackknife=LazyJackknife(lambda: jack) if jack is not None else None,
         studentized_hint="A studentized interval needs arrays: booteval.ci(y_true, y_pred, ...).",
     )  # fmt: skip
     result = CIResult(
-        estimate=reps.estimate, low=math.nan, high=math.nan,
-        confidence_level=opts.confidence_level, method=run_method, metric=m.label,
+        estimate=float(reps.estimates[0]), low=math.nan, high=math.nan,
+        confidence_level=opts.confidence_level, method=run.method, metric=m.label,
         n=reps.n_rows, n_clusters=reps.n_clusters,
         effective_n=float(reps.n_clusters if reps.n_clusters is not None else reps.n_rows),
         n_resamples=opts.n_resamples, seed=opts.seed,
         standard_error=float(np.std(values, ddof=1)) if values.size > 1 else 0.0,
-        n_undefined=n_undefined, mcse_low=math.nan, mcse_high=math.nan, design=design_text,
+        n_undefined=run.n_undefined, mcse_low=math.nan, mcse_high=math.nan, design=run.design,
         transform=None, distribution=freeze(values), _recompute=recipe,
     )  # fmt: skip
-    return result.with_method(run_method)
+    return result.with_method(run.method)
 
 
 def frame_route(

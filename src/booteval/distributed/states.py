@@ -4,8 +4,8 @@ Two kinds, one per tier:
 
 * :class:`HistogramState` (discrete inputs: accuracy and every confusion-matrix metric):
   the count of rows of each distinct combination of the input columns (and, with
-  clusters, of each cluster's 64-bit key). Counts are integers, so any merge order gives
-  the same table; :meth:`HistogramState.canonical` sorts it.
+  clusters, of each cluster's 64-bit key), kept sorted, so a merge is one linear pass and
+  any merge order gives the same state.
 * :class:`SumState` (sums of continuous per-row statistics: mean score, losses, BLEU
   statistics): for every replicate ``b`` and statistic ``j``, the exact sum of the units'
   Poisson weights times their values, as Python integers in units of ``2**-FRACTION_BITS``
@@ -24,8 +24,11 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..core.errors import InvalidInputError
+from ..core.histogram_kernels import merge_sorted_counts
 
-__all__ = ["FRACTION_BITS", "HistogramState", "StateSpec", "SumState", "merge_states"]
+__all__ = [
+    "FRACTION_BITS", "HistogramState", "StateSpec", "SumState", "merge_states", "sort_combos",
+]  # fmt: skip
 
 #: the fixed point of the row tier's sums: values are kept to ``2**-56`` (exact for any
 #: float64 of magnitude 1/16 or more), sums as unbounded integers
@@ -43,14 +46,22 @@ class StateSpec:
     seed: int
     n_resamples: int
     weights: str = "Poisson(1), Philox4x32-10 keyed by (seed, unit key, replicate)"
+    #: each system's columns, one per input of the metric (``()``: one system, ``inputs``)
+    systems: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def system_columns(self) -> tuple[tuple[str, ...], ...]:
+        """The columns of each system's inputs (several for ``compare`` and ``leaderboard``)."""
+        return self.systems or (self.inputs,)
 
 
 def _spec_text(spec: StateSpec) -> bytes:
     """The spec in a digest: what the numbers depend on (not the columns' names)."""
     clustered = spec.clusters is not None
-    return repr(
-        (spec.tier, spec.metric, clustered, spec.seed, spec.n_resamples, spec.weights)
-    ).encode()
+    fields = (spec.tier, spec.metric, clustered, spec.seed, spec.n_resamples, spec.weights)
+    if len(spec.system_columns) > 1:  # which inputs each system reads, by position
+        fields += (tuple(tuple(map(spec.inputs.index, s)) for s in spec.system_columns),)
+    return repr(fields).encode()
 
 
 def _check_same(a: StateSpec, b: StateSpec) -> None:
@@ -63,33 +74,71 @@ def _check_same(a: StateSpec, b: StateSpec) -> None:
 
 @dataclass(frozen=True)
 class HistogramState:
-    """Row counts of each distinct combination of ``columns`` (a pandas DataFrame with a
-    ``count`` column; with clusters, its first column ``unit`` holds the cluster keys)."""
+    """Row counts of each distinct (unit, combination of the input columns).
+
+    Attributes
+    ----------
+    combos : pandas.DataFrame
+        The distinct combinations of the input columns, sorted, one per row: code ``i``
+        is row ``i``.
+    units, codes, counts : ndarray (uint64, int64, int64)
+        Each distinct (cluster key, combination code) pair and its number of rows, sorted
+        by key then code (every key 0 without clusters).
+    """
 
     spec: StateSpec
-    table: object  # pandas.DataFrame
+    combos: object  # pandas.DataFrame
+    units: np.ndarray
+    codes: np.ndarray
+    counts: np.ndarray
 
     def merge(self, other: HistogramState) -> HistogramState:
         import pandas as pd
 
         _check_same(self.spec, other.spec)
-        both = pd.concat([self.table, other.table], ignore_index=True)
-        keys = [c for c in both.columns if c != "count"]
-        merged = both.groupby(keys, sort=False, dropna=False)["count"].sum().reset_index()
-        return replace(self, table=merged)
-
-    def canonical(self) -> object:
-        """The table sorted by its key columns, with a fresh index."""
-        keys = [c for c in self.table.columns if c != "count"]
-        return self.table.sort_values(keys, kind="stable").reset_index(drop=True)
+        cols = list(self.spec.inputs)
+        union = sort_combos(
+            pd.concat([self.combos, other.combos], ignore_index=True).drop_duplicates()
+        )
+        mine = [_recode(s.combos, union, cols) for s in (self, other)]
+        a = _resorted(self.units, mine[0][self.codes], self.counts)
+        b = _resorted(other.units, mine[1][other.codes], other.counts)
+        return HistogramState(self.spec, union, *merge_sorted_counts(a, b))
 
     @property
     def n_rows(self) -> int:
-        return int(self.table["count"].sum())
+        return int(self.counts.sum())
 
     def digest(self) -> str:
-        text = self.canonical().to_csv(index=False, header=False).encode()
-        return hashlib.blake2b(_spec_text(self.spec) + text, digest_size=16).hexdigest()
+        h = hashlib.blake2b(_spec_text(self.spec), digest_size=16)
+        h.update(self.combos.to_csv(index=False, header=False).encode())
+        for part in (self.units, self.codes, self.counts):
+            h.update(np.ascontiguousarray(part).astype("<u8").tobytes())
+        return h.hexdigest()
+
+
+def sort_combos(combos: object, by: list[str] | None = None) -> object:
+    """Distinct combinations in canonical order (sorted by the columns ``by``, all by
+    default), indexed 0, 1, ..."""
+    cols = list(combos.columns) if by is None else by
+    return combos.sort_values(cols, kind="stable").reset_index(drop=True)
+
+
+def _recode(combos: object, union: object, cols: list[str]) -> np.ndarray:
+    """The code in ``union`` of each row of ``combos``."""
+    merged = combos.merge(union.reset_index(), on=cols, how="left", sort=False)
+    return merged["index"].to_numpy(dtype=np.int64)
+
+
+def _resorted(
+    units: np.ndarray, codes: np.ndarray, counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs sorted by (unit, code) again where new codes changed their order."""
+    same_unit = units[1:] == units[:-1]
+    if (codes[1:][same_unit] > codes[:-1][same_unit]).all():
+        return units, codes, counts
+    order = np.lexsort((codes, units))
+    return units[order], codes[order], counts[order]
 
 
 @dataclass(frozen=True)
@@ -141,14 +190,16 @@ def merge_states(states: list) -> HistogramState | SumState:
     --------
     >>> import pandas as pd
     >>> spec = StateSpec("histogram", "accuracy", ("y",), None, 0, 10)
-    >>> a = HistogramState(spec, pd.DataFrame({"y": [0, 1], "count": [3, 4]}))
-    >>> b = HistogramState(spec, pd.DataFrame({"y": [1], "count": [5]}))
-    >>> merge_states([a, b]).canonical()["count"].tolist(), merge_states([b, a]).n_rows
+    >>> zero = np.zeros(2, np.uint64)
+    >>> a = HistogramState(spec, pd.DataFrame({"y": [0, 1]}), zero, np.arange(2), np.array([3, 4]))
+    >>> b = HistogramState(spec, pd.DataFrame({"y": [1]}), zero[:1], np.arange(1), np.array([5]))
+    >>> merge_states([a, b]).counts.tolist(), merge_states([b, a]).n_rows
     ([3, 9], 12)
     """
     if not states:
         raise InvalidInputError("data", "at least one partition", "none")
-    out = states[0]
-    for s in states[1:]:
-        out = out.merge(s)
-    return out
+    level = list(states)
+    while len(level) > 1:  # pairs of about equal size: each merge is a linear pass
+        pairs = [level[i].merge(level[i + 1]) for i in range(0, len(level) - 1, 2)]
+        level = pairs + level[len(level) - len(level) % 2 :]
+    return level[0]
