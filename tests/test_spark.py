@@ -8,6 +8,7 @@ import os
 import shutil
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -61,3 +62,17 @@ def test_spark_reads_a_shuffled_table_the_same_where_rows_are_keyed_by_cluster(s
     shuffled = spark.createDataFrame(TABLE).repartition(5)  # rows in another order
     _same(booteval.ci(TABLE, **kw), booteval.ci(shuffled, **kw))
     assert isinstance(TABLE, pd.DataFrame)
+
+
+def test_spark_compare_and_leaderboard_give_the_pandas_numbers(spark):
+    from test_distributed_systems import ACC
+    from test_distributed_systems import TABLE as SYSTEMS
+
+    kw = {"seed": 2, "n_resamples": 300, "clusters": "user"}
+    sdf = spark.createDataFrame(SYSTEMS).repartition(3)
+    local, remote = booteval.compare(SYSTEMS, **ACC, **kw), booteval.compare(sdf, **ACC, **kw)
+    assert np.array_equal(local.distribution, remote.distribution)
+    assert (local.low, local.high) == (remote.low, remote.high)
+    board = {"system_cols": ["a", "b", "c"], "label_col": "label", "metric": "accuracy"}
+    a, b = booteval.leaderboard(SYSTEMS, **board, **kw), booteval.leaderboard(sdf, **board, **kw)
+    assert np.array_equal(a.distribution, b.distribution) and a.names == b.names

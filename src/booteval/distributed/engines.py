@@ -2,9 +2,9 @@
 
 * pandas DataFrame: the caller's process, one partition.
 * Dask DataFrame (or a Parquet path or glob, read with ``dask.dataframe.read_parquet``):
-  one task per partition, merged in a tree of fan-in 8, on the active
-  ``distributed.Client`` if there is one and otherwise on Dask's default (local)
-  scheduler. A Ctrl-C cancels the submitted tasks.
+  one task per partition, merged two at a time in a tree (so a worker holds few large
+  states at once), on the active ``distributed.Client`` if there is one and otherwise on
+  Dask's default (local) scheduler. A Ctrl-C cancels the submitted tasks.
 * Spark DataFrame: ``mapInPandas`` on the DataFrame's own session (Arrow batches, one
   state per partition), merged with ``treeReduce``.
 
@@ -26,7 +26,7 @@ from .states import merge_states
 
 __all__ = ["map_reduce", "sample_rows", "source_kind"]
 
-_FAN_IN = 8
+_FAN_IN = 2
 
 
 def source_kind(data: object) -> str | None:

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..core.intervals import CountedJackknife
 from ..core.philox import philox_key

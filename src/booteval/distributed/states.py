@@ -19,7 +19,7 @@ reported in the result, so two runs can be compared without their data.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 

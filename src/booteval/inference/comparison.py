@@ -25,8 +25,10 @@ from ..core.options import entry_point
 from ..core.paired import StackedEvaluator, check_defined, pair_inputs, paired_arrays
 from ..core.params import ALTERNATIVES
 from ..core.philox import describe_source, weight_source
+from ..distributed.run import frame_route, run_table
 from ..metrics import Metric
 from ..metrics.base import Evaluator, deferred_compression
+from ..metrics.registry import resolve_metric
 from ..results import PairedDifference, freeze, with_notes
 
 __all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]
@@ -261,6 +263,7 @@ def compare(
     metric_kwargs: dict[str, Any] | None = None, n_inner: int = 50, bca_ties: str = "half",
     workers: int | None = None, engine: str = "auto", design: str = "multinomial",
     progress: Any = None, names: tuple[str, str] = ("A", "B"), test: str = "bootstrap",
+    **columns: Any,
 ) -> ComparisonResult:  # fmt: skip
     """Paired comparison of two systems scored on the same rows: ``B - A`` with an interval.
 
@@ -297,6 +300,15 @@ def compare(
         the classical tests. The test's own result is in ``details["test_result"]``.
 
     {progress}
+    **columns : str or list of two str
+        For a table (a pandas, Dask or Spark DataFrame, or a Parquet path or glob): the
+        column of each of the metric's inputs, by the input's name, with a list of two
+        columns (A's, then B's) where the systems differ:
+        ``compare(table, metric="accuracy", y_true="label", y_pred=["pred_a", "pred_b"])``
+        or ``compare(table, scores=["score_a", "score_b"], method="percentile")``. Both
+        systems share every row's Poisson(1) weight, as :func:`booteval.ci` runs a table;
+        ``clusters`` is then a column name, and ``test`` is ``"bootstrap"``.
+
     Returns
     -------
     ComparisonResult
@@ -313,13 +325,28 @@ def compare(
     >>> print(r.format(scale=100, digits=1), r.excludes_zero)
     9.4 (7.0, 12.2) True
     """
+    alternative = check_choice(alternative, "alternative", ALTERNATIVES)
+    test = check_choice(test, "test", TESTS)
+    table = frame_route(
+        data, columns, design="multinomial", method="auto", metric=metric,
+        metric_kwargs=metric_kwargs, strata=strata, transform=None, clusters=clusters,
+    )  # fmt: skip
+    if table is not None:
+        if test != "bootstrap":
+            raise InvalidInputError(
+                "test", "'bootstrap' for a table (the classical tests need arrays)", repr(test)
+            )  # fmt: skip
+        return _compare_table(
+            table, names=names, metric=metric, metric_kwargs=metric_kwargs, method=method,
+            confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
+            on_undefined=on_undefined, design=design, progress=progress,
+            alternative=alternative,
+        )  # fmt: skip
     opts = check_run_options(
         confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, method=method,
         on_undefined=on_undefined, bca_ties=bca_ties, batch=batch, n_inner=n_inner,
         workers=workers, engine=engine,
     )  # fmt: skip
-    alternative = check_choice(alternative, "alternative", ALTERNATIVES)
-    test = check_choice(test, "test", TESTS)
     name_a, name_b, m = pair_inputs(data, names, metric, metric_kwargs)
     stacked, plan, n = _bind_pair(
         m, data, (name_a, name_b), lambda k: make_design(k, strata=strata, clusters=clusters)
@@ -342,33 +369,11 @@ def compare(
         reason=None,
     )  # fmt: skip
     reps = reps[defined]
-    diffs = reps[:, 1] - reps[:, 0]
-    diff_hat = float(est[1] - est[0])
     jack = stacked.jackknife() if opts.method == "bca" else None
-    bounds = None
-    if m.bounds is not None:
-        lo, hi = m.bounds
-        bounds = (lo - hi, hi - lo)
-    se_hat = float(np.std(diffs, ddof=1))
     rep_ses = ses[defined] if ses is not None else None
-    with collect_warnings() as caught:
-        out = compute_interval(
-            opts.method, diff_hat, diffs, opts.confidence_level,
-            jackknife=None if jack is None else jack[:, 1] - jack[:, 0],
-            standard_error=se_hat, replicate_standard_errors=rep_ses, bounds=bounds,
-            ties=opts.bca_ties,
-        )  # fmt: skip
-        own = [
-            compute_interval(
-                opts.method if opts.method not in STUDENTIZED else "percentile",
-                float(est[j]), reps[:, j], opts.confidence_level,
-                jackknife=None if jack is None else jack[:, j], bounds=m.bounds,
-                ties=opts.bca_ties, warn=False,
-            )
-            for j in (0, 1)
-        ]  # fmt: skip
-    for w in caught:
-        warn(w.message, w.category, stacklevel=2)
+    diff_hat, diffs, se_hat, out, own = _paired_intervals(
+        opts.method, est, reps, jack, opts.confidence_level, m.bounds, opts.bca_ties, rep_ses
+    )  # fmt: skip
     t_stats = None
     if rep_ses is not None:
         ok = np.isfinite(rep_ses) & (rep_ses > 0)
@@ -398,6 +403,78 @@ def compare(
         distribution_a=freeze(np.ascontiguousarray(reps[:, 0])),
         distribution_b=freeze(np.ascontiguousarray(reps[:, 1])), notes=(*out.notes, *engine_notes),
         details=details,
+    )  # fmt: skip
+
+
+def _paired_intervals(
+    method: str, est: np.ndarray, reps: np.ndarray, jack: Any, level: float,
+    metric_bounds: tuple[float, float] | None, ties: str, rep_ses: np.ndarray | None = None,
+) -> tuple[float, np.ndarray, float, Any, list[Any]]:  # fmt: skip
+    """The difference ``B - A`` from ``(B, 2)`` replicates: its estimate, replicates and SE,
+    its interval, and each system's own interval."""
+    diffs = reps[:, 1] - reps[:, 0]
+    diff_hat = float(est[1] - est[0])
+    bounds = None
+    if metric_bounds is not None:
+        lo, hi = metric_bounds
+        bounds = (lo - hi, hi - lo)
+    se_hat = float(np.std(diffs, ddof=1))
+    with collect_warnings() as caught:
+        out = compute_interval(
+            method, diff_hat, diffs, level,
+            jackknife=None if jack is None else jack[:, 1] - jack[:, 0],
+            standard_error=se_hat, replicate_standard_errors=rep_ses, bounds=bounds, ties=ties,
+        )  # fmt: skip
+        own = [
+            compute_interval(
+                method if method not in STUDENTIZED else "percentile", float(est[j]),
+                reps[:, j], level, jackknife=None if jack is None else jack[:, j],
+                bounds=metric_bounds, ties=ties, warn=False,
+            )
+            for j in (0, 1)
+        ]  # fmt: skip
+    for w in caught:
+        warn(w.message, w.category, stacklevel=3)
+    return diff_hat, diffs, se_hat, out, own
+
+
+def _compare_table(
+    table: tuple[Any, dict[str, Any], Any], *, names: tuple[str, str], metric: Any,
+    metric_kwargs: Any, method: str, confidence_level: float, n_resamples: Any, seed: Any,
+    on_undefined: str, design: str, progress: Any, alternative: str,
+) -> ComparisonResult:  # fmt: skip
+    """``compare`` on a table: both systems on the Poisson weights of one cluster run."""
+    name_a, name_b = (str(v) for v in names)
+    label = resolve_metric(metric, metric_kwargs, len(table[1]) or 1).label
+    run = run_table(
+        table[0], columns=table[1], n_systems=2, metric=metric, metric_kwargs=metric_kwargs,
+        method=method, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
+        clusters=table[2], on_undefined=on_undefined, design=design, progress=progress,
+        what=f"metric {label!r} (on system {name_a} or {name_b})",
+    )  # fmt: skip
+    reps, opts = run.reps, run.opts
+    diff_hat, diffs, se_hat, out, own = _paired_intervals(
+        run.method, reps.estimates, reps.values, reps.jackknife, opts.confidence_level,
+        run.metric.bounds, "half",
+    )  # fmt: skip
+    p_value = bootstrap_p_value(
+        run.method, diff_hat, diffs, alternative, jackknife_details=out.details,
+        standard_error=se_hat,
+    )  # fmt: skip
+    return ComparisonResult(
+        metric=run.metric.label, name_a=name_a, name_b=name_b,
+        estimate_a=float(reps.estimates[0]), estimate_b=float(reps.estimates[1]),
+        difference=diff_hat, low=out.low, high=out.high,
+        confidence_level=opts.confidence_level, method=run.method, p_value=p_value,
+        alternative=alternative, test="bootstrap", standard_error=se_hat,
+        excludes_zero=bool(out.low > 0 or out.high < 0),
+        interval_a=(own[0].low, own[0].high), interval_b=(own[1].low, own[1].high),
+        n=reps.n_rows, n_clusters=reps.n_clusters, n_resamples=opts.n_resamples,
+        seed=opts.seed, n_undefined=run.n_undefined, mcse_low=out.mcse_low,
+        mcse_high=out.mcse_high, design="paired " + run.design, distribution=freeze(diffs),
+        distribution_a=freeze(np.ascontiguousarray(reps.values[:, 0])),
+        distribution_b=freeze(np.ascontiguousarray(reps.values[:, 1])),
+        notes=(*run.notes, *out.notes), details={**out.details, **run.details},
     )  # fmt: skip
 
 

@@ -57,10 +57,11 @@ from ..core.engine import (
     screen_undefined,
 )
 from ..core.errors import BootevalWarning, DegenerateIntervalWarning, InvalidInputError, warn
-from ..core.intervals import compute_interval, order_statistic_quantile
+from ..core.intervals import CountedJackknife, compute_interval, order_statistic_quantile
 from ..core.options import entry_point
 from ..core.paired import StackedEvaluator, check_defined, validate_system
 from ..core.philox import describe_source, weight_source
+from ..distributed.run import TableRun, run_table, source_kind
 from ..metrics import Metric, resolve_metric
 from ..metrics.base import deferred_compression
 from ..results import freeze
@@ -170,6 +171,7 @@ def leaderboard(
     workers: int | None = None, engine: str = "auto", design: str = "multinomial",
     progress: Any = None, on_undefined: str = "drop", bca_ties: str = "half",
     system_col: Any = None, row_col: Any = None, output_col: Any = None, label_col: Any = None,
+    system_cols: Any = None,
 ) -> LeaderboardResult:  # fmt: skip
     """Rank several systems scored on the same rows, with intervals, rank intervals and tests.
 
@@ -205,6 +207,14 @@ def leaderboard(
         Adjustment of the pairwise p-values (see :func:`adjust_p_values`).
     system_col, row_col, output_col, label_col : column names, optional
         For a long DataFrame.
+    system_cols : list or mapping of column names, optional
+        For a wide table read by column names (a pandas, Dask or Spark DataFrame, or a
+        Parquet path or glob): each system's output column (a mapping gives display
+        names), with ``label_col`` for the labels and ``clusters`` a column name:
+        ``leaderboard("logs/*.parquet", system_cols=["pred_a", "pred_b"],
+        label_col="label", metric="accuracy")``. It runs as :func:`booteval.ci` runs a
+        table: every system on the same rows' Poisson(1) weights, with ``"percentile"``,
+        ``"basic"``, ``"normal"`` and, for label metrics, ``"bca"``.
 
     {progress}
     Returns
@@ -239,6 +249,20 @@ def leaderboard(
     )  # fmt: skip
     check_choice(opts.method, "method", _LEADERBOARD_METHODS)
     correction = check_choice(correction, "correction", CORRECTIONS)
+    if system_cols is not None or source_kind(systems) in ("dask", "spark", "parquet"):
+        run, names = _table_run(
+            systems, system_cols, label_col, y_true, system_col, metric=metric,
+            metric_kwargs=metric_kwargs, method=method, confidence_level=confidence_level,
+            n_resamples=n_resamples, seed=seed, strata=strata, clusters=clusters,
+            on_undefined=on_undefined, design=design, progress=progress,
+        )  # fmt: skip
+        reps = run.reps
+        return _board(
+            run.metric, names, reps.estimates, reps.values, reps.jackknife, run.method,
+            run.opts.confidence_level, "half", correction, list(run.notes), run.n_undefined,
+            reps.n_rows, reps.n_clusters, run.opts.n_resamples, run.opts.seed,
+            "paired " + run.design,
+        )  # fmt: skip
 
     # ---- inputs: name -> outputs, shared labels and design columns
     if _is_dataframe(systems) and system_col is not None:
@@ -313,19 +337,76 @@ def leaderboard(
     )
     reps = np.ascontiguousarray(reps[defined])
     jack = np.asarray(stacked.jackknife(), dtype=float) if opts.method == "bca" else None
-    level = opts.confidence_level
+    return _board(
+        m, names, est, reps, jack, opts.method, opts.confidence_level, opts.bca_ties,
+        correction, list(engine_notes), n_undefined, n_rows, plan.n_clusters, b, opts.seed,
+        "paired " + describe_source(plan, source) + ran,
+    )  # fmt: skip
+
+
+def _table_run(
+    systems: Any, system_cols: Any, label_col: Any, y_true: Any, system_col: Any,
+    **options: Any,
+) -> tuple[TableRun, list[str]]:  # fmt: skip
+    """A wide table's systems (``system_cols``) run on one cluster run's shared weights."""
+    if system_cols is None:
+        raise InvalidInputError(
+            "system_cols", "each system's output column for a table read by column names "
+            "(a list, or a mapping of display name to column)", "None",
+        )  # fmt: skip
+    given = {"system_col": system_col, "y_true": y_true, "strata": options["strata"]}
+    for name, value in given.items():
+        if value is not None:
+            raise InvalidInputError(
+                name, "None with system_cols (a wide table: name the labels with label_col)",
+                "a value",
+            )  # fmt: skip
+    if isinstance(system_cols, Mapping):
+        names, cols = [str(k) for k in system_cols], list(system_cols.values())
+    elif isinstance(system_cols, list | tuple):
+        names, cols = [str(c) for c in system_cols], list(system_cols)
+    else:
+        raise InvalidInputError(
+            "system_cols", "a list of column names, or a mapping of name to column",
+            type(system_cols).__name__,
+        )  # fmt: skip
+    if len(cols) < 2 or len(set(names)) != len(names):
+        raise InvalidInputError(
+            "system_cols", "at least two systems with distinct names", repr(system_cols)
+        )  # fmt: skip
+    m = resolve_metric(options["metric"], options["metric_kwargs"], 1 if label_col is None else 2)
+    if m.n_inputs != (1 if label_col is None else 2):
+        raise InvalidInputError(
+            "label_col", f"{'a column name' if m.n_inputs == 2 else 'None'} for metric "
+            f"{m.label!r} (it takes {', '.join(m.input_names)})", repr(label_col),
+        )  # fmt: skip
+    given = ([label_col] if label_col is not None else []) + [cols]
+    columns = dict(zip(m.input_names, given, strict=True))
+    del options["strata"]
+    run = run_table(
+        systems, columns=columns, n_systems=len(cols),
+        what=f"metric {m.label!r} (on at least one system)", **options,
+    )  # fmt: skip
+    return run, names
+
+
+def _board(
+    m: Metric, names: list[str], est: np.ndarray, reps: np.ndarray, jack: Any, method: str,
+    level: float, bca_ties: str, correction: str, notes: list[str], n_undefined: int,
+    n_rows: int, n_clusters: int | None, b: int, seed: int, design: str,
+) -> LeaderboardResult:  # fmt: skip
+    """The leaderboard from every system's ``(B, K)`` replicates on shared weights."""
     alpha = round(1.0 - level, 12)
     gib = bool(m.greater_is_better)
     k = len(names)
-    notes: list[str] = list(engine_notes)
 
     # ---- each system's interval
     sys_out = []
     for j, name in enumerate(names):
         out = compute_interval(
-            opts.method, float(est[j]), reps[:, j], level,
+            method, float(est[j]), reps[:, j], level,
             jackknife=None if jack is None else jack[:, j], bounds=m.bounds,
-            ties=opts.bca_ties, warn=False,
+            ties=bca_ties, warn=False,
         )  # fmt: skip
         notes.extend(f"system {name}: {note}" for note in out.notes)
         sys_out.append(out)
@@ -345,7 +426,7 @@ def leaderboard(
         for v in range(u + 1, k):
             ib, ia = order[u], order[v]
             rec, pnotes = _pair_interval(
-                opts.method, est, reps, jack, ia, ib, level, m.bounds, opts.bca_ties,
+                method, est, reps, jack, ia, ib, level, m.bounds, bca_ties,
                 (names[ia], names[ib]),
             )  # fmt: skip
             notes.extend(f"pair {names[ib]} - {names[ia]}: {note}" for note in pnotes)
@@ -407,10 +488,10 @@ def leaderboard(
             )
     return LeaderboardResult(
         metric=m.label, greater_is_better=gib, entries=tuple(entries), pairs=pairs,
-        confidence_level=level, method=opts.method, correction=correction, alpha=alpha,
-        rank_ties="min", n=n_rows, n_clusters=plan.n_clusters, n_resamples=b,
-        seed=opts.seed, n_undefined=n_undefined,
-        design="paired " + describe_source(plan, source) + ran,
+        confidence_level=level, method=method, correction=correction, alpha=alpha,
+        rank_ties="min", n=n_rows, n_clusters=n_clusters, n_resamples=b,
+        seed=seed, n_undefined=n_undefined, design=design,
         system_names=tuple(names), distribution=freeze(reps),
-        jackknife=freeze(jack), notes=tuple(notes), bca_ties=opts.bca_ties, bounds=m.bounds,
+        jackknife=jack if isinstance(jack, CountedJackknife) else freeze(jack),
+        notes=tuple(notes), bca_ties=bca_ties, bounds=m.bounds,
     )  # fmt: skip
