@@ -259,9 +259,9 @@ def leaderboard(
         reps = run.reps
         return _board(
             run.metric, names, reps.estimates, reps.values, reps.jackknife, run.method,
-            run.opts.confidence_level, "half", correction, list(run.notes), run.n_undefined,
+            run.opts.confidence_level, "half", correction, [], run.n_undefined,
             reps.n_rows, reps.n_clusters, run.opts.n_resamples, run.opts.seed,
-            "paired " + run.design,
+            "paired " + run.design, info=run.notes,
         )  # fmt: skip
 
     # ---- inputs: name -> outputs, shared labels and design columns
@@ -394,8 +394,10 @@ def _board(
     m: Metric, names: list[str], est: np.ndarray, reps: np.ndarray, jack: Any, method: str,
     level: float, bca_ties: str, correction: str, notes: list[str], n_undefined: int,
     n_rows: int, n_clusters: int | None, b: int, seed: int, design: str,
+    info: tuple[str, ...] = (),
 ) -> LeaderboardResult:  # fmt: skip
-    """The leaderboard from every system's ``(B, K)`` replicates on shared weights."""
+    """The leaderboard from every system's ``(B, K)`` replicates on shared weights
+    (``notes``: the run's so far; ``info``: notes about the run, not degenerate cases)."""
     alpha = round(1.0 - level, 12)
     gib = bool(m.greater_is_better)
     k = len(names)
@@ -493,5 +495,5 @@ def _board(
         seed=seed, n_undefined=n_undefined, design=design,
         system_names=tuple(names), distribution=freeze(reps),
         jackknife=jack if isinstance(jack, CountedJackknife) else freeze(jack),
-        notes=tuple(notes), bca_ties=bca_ties, bounds=m.bounds,
+        notes=(*info, *notes), bca_ties=bca_ties, bounds=m.bounds,
     )  # fmt: skip
