@@ -77,3 +77,19 @@ def test_the_engine_benchmarks_floor_draws_every_block_once() -> None:
         per = bench_engine.blocks_per_thread(b, threads)
         assert sum(per) == b and len(per) == threads and max(per) - min(per) <= 1
     assert set(bench_engine.FULL) == set(bench_engine.QUICK)
+
+
+def test_the_cluster_benchmark_writes_its_log_once_and_checks_the_estimates(tmp_path):
+    pytest.importorskip("distributed")
+    bench_cluster = pytest.importorskip("bench_cluster")
+    folder = bench_cluster.ensure_data(tmp_path, rows=3001, files=2, users=50, seed=0)
+    stamp = (folder / "part-00000.parquet").stat().st_mtime_ns
+    assert bench_cluster.ensure_data(tmp_path, rows=3001, files=2, users=50, seed=0) == folder
+    assert (folder / "part-00000.parquet").stat().st_mtime_ns == stamp  # reused, not rewritten
+    direct = bench_cluster.direct_estimates(folder)
+    res = bench_cluster.run_one("accuracy_clustered", folder, b=200, workers=1)
+    assert res["rows"] == 3001 and res["clusters"] == 50 and res["partitions"] == 2
+    assert res["estimate"] == pytest.approx(direct["accuracy"], rel=1e-12)
+    assert res["worker_peak_mib"][0] > 0 and res["wall_s"] > 0
+    kern = bench_cluster.kernel_ns(4096, 16)
+    assert 0 < kern["rng_floor"] < kern["mean_limbs"]
