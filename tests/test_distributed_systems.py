@@ -135,3 +135,9 @@ def test_compare_and_leaderboard_give_the_same_numbers_on_dask(dask_client):
         other = booteval.leaderboard(ddf, **board_kw, **kw)
         assert np.array_equal(other.distribution, board.distribution)
         assert _entries(other) == _entries(board) and "dask" in other.design
+
+
+def test_one_column_may_feed_two_inputs():
+    r = booteval.ci(TABLE, metric="accuracy", y_true="a", y_pred="a", seed=0, n_resamples=100,
+                    method="percentile")  # fmt: skip
+    assert r.estimate == 1.0 and r.details["distributed"]["tier"] == "histogram"

@@ -131,10 +131,7 @@ def run_table(
     inputs = tuple(dict.fromkeys(c for cols in systems for c in cols))
     wanted = list(inputs) + ([clusters] if clusters is not None and clusters not in inputs else [])
     table, engine = open_source(data, kind, wanted)
-    spec = StateSpec(
-        tier, m.label, inputs, clusters, opts.seed, opts.n_resamples,
-        systems=systems if n_systems > 1 else (),
-    )  # fmt: skip
+    spec = StateSpec(tier, m.label, inputs, clusters, opts.seed, opts.n_resamples, systems=systems)
     if tier == "histogram":
         fn = partial(_histogram_part, spec=spec)
     else:

@@ -340,7 +340,7 @@ def compare(
             table, names=names, metric=metric, metric_kwargs=metric_kwargs, method=method,
             confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
             on_undefined=on_undefined, design=design, progress=progress,
-            alternative=alternative,
+            alternative=alternative, bca_ties=bca_ties,
         )  # fmt: skip
     opts = check_run_options(
         confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, method=method,
@@ -441,7 +441,7 @@ def _paired_intervals(
 def _compare_table(
     table: tuple[Any, dict[str, Any], Any], *, names: tuple[str, str], metric: Any,
     metric_kwargs: Any, method: str, confidence_level: float, n_resamples: Any, seed: Any,
-    on_undefined: str, design: str, progress: Any, alternative: str,
+    on_undefined: str, design: str, progress: Any, alternative: str, bca_ties: str,
 ) -> ComparisonResult:  # fmt: skip
     """``compare`` on a table: both systems on the Poisson weights of one cluster run."""
     name_a, name_b = (str(v) for v in names)
@@ -455,7 +455,7 @@ def _compare_table(
     reps, opts = run.reps, run.opts
     diff_hat, diffs, se_hat, out, own = _paired_intervals(
         run.method, reps.estimates, reps.values, reps.jackknife, opts.confidence_level,
-        run.metric.bounds, "half",
+        run.metric.bounds, check_choice(bca_ties, "bca_ties", ("half", "below")),
     )  # fmt: skip
     p_value = bootstrap_p_value(
         run.method, diff_hat, diffs, alternative, jackknife_details=out.details,

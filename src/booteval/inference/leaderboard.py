@@ -259,7 +259,7 @@ def leaderboard(
         reps = run.reps
         return _board(
             run.metric, names, reps.estimates, reps.values, reps.jackknife, run.method,
-            run.opts.confidence_level, "half", correction, [], run.n_undefined,
+            run.opts.confidence_level, opts.bca_ties, correction, [], run.n_undefined,
             reps.n_rows, reps.n_clusters, run.opts.n_resamples, run.opts.seed,
             "paired " + run.design, info=run.notes,
         )  # fmt: skip
