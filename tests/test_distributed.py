@@ -191,20 +191,6 @@ def test_a_table_says_it_ran_the_poisson_bootstrap():
 # ------------------------------------------------------------- a real Dask cluster, Parquet
 
 
-@pytest.fixture(scope="module")
-def dask_client():
-    pytest.importorskip("dask.dataframe")
-    distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-        dashboard_address=None,
-    )  # fmt: skip
-    client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
-
-
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_dask_cluster_gives_the_same_numbers_for_any_partitioning(dask_client, case):
     import dask.dataframe as dd

@@ -104,20 +104,6 @@ def test_table_systems_errors_name_the_parameter():
         booteval.leaderboard(TABLE, system_cols=["a", "b"], y_true=LABEL, metric="accuracy")
 
 
-@pytest.fixture(scope="module")
-def dask_client():
-    pytest.importorskip("dask.dataframe")
-    distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-        dashboard_address=None,
-    )  # fmt: skip
-    client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
-
-
 def test_compare_and_leaderboard_give_the_same_numbers_on_dask(dask_client):
     import dask.dataframe as dd
 
