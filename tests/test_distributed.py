@@ -153,8 +153,8 @@ def test_table_errors_name_the_parameter_and_the_alternatives():
         booteval.ci(TABLE, y_true="label", metric="accuracy")
     with pytest.raises(InvalidInputError, match=r"`columns`.*'lable'"):
         booteval.ci(TABLE, y_true="lable", y_pred="pred", metric="accuracy")
-    with pytest.raises(InvalidInputError, match=r"`metric`.*roc_auc"):
-        booteval.ci(TABLE, y_true="label", y_score="score", metric="roc_auc", method="normal")
+    with pytest.raises(InvalidInputError, match=r"`metric`.*pearson"):
+        booteval.ci(TABLE, x="score", y="score", metric="pearson", method="normal")
     with pytest.raises(InvalidInputError, match=r"`columns`.*one table.*n_resample"):
         booteval.ci(LABEL, PRED, metric="accuracy", n_resample=100)  # a misspelt parameter
     with pytest.raises(InvalidInputError, match=r"`method`"):
@@ -211,3 +211,30 @@ def test_parquet_files_read_by_glob_give_the_same_numbers(dask_client, tmp_path)
     _same(booteval.ci(TABLE, **kw), booteval.ci(str(tmp_path / "*.parquet"), **kw))
     row = {"seed": 8, "n_resamples": 300, "scores": "score", "method": "percentile"}
     _same(booteval.ci(TABLE, **row), booteval.ci(str(tmp_path / "*.parquet"), **row))
+
+
+@pytest.mark.parametrize("name", ["log_loss", "brier"])
+def test_log_loss_and_brier_run_on_the_row_tier(name, dask_client):
+    import dask.dataframe as dd
+    from sklearn.metrics import brier_score_loss, log_loss
+
+    y = (LABEL == 1).astype(int)
+    p = np.clip(0.3 + 0.4 * y * RNG.random(N) + 0.2 * RNG.random(N), 0.01, 0.99)
+    table = pd.DataFrame({"y": np.where(y == 1, "spam", "ham"), "p": p, "user": USERS})
+    kw = {"y_true": "y", "y_score": "p", "metric": name, "metric_kwargs": {"pos_label": "spam"},
+          "seed": 2, "n_resamples": 1000, "clusters": "user"}  # fmt: skip
+    r = booteval.ci(table, **kw)
+    truth = {"log_loss": log_loss, "brier": brier_score_loss}[name](y, p)
+    assert r.estimate == pytest.approx(truth, rel=1e-12)
+    assert r.details["distributed"]["tier"] == "row" and r.method == "percentile"
+    m = booteval.ci(y, p, metric=name, clusters=USERS, seed=2, n_resamples=1000,
+                    method="percentile")  # fmt: skip
+    assert r.standard_error / m.standard_error == pytest.approx(1.0, abs=0.1)
+    _same(r, booteval.ci(dd.from_pandas(table.sample(frac=1.0, random_state=1),
+                                        npartitions=4), **kw))  # fmt: skip
+    # a third class anywhere in the column is refused, even where no partition holds all
+    three = table.assign(y=np.where(np.arange(N) < 10, "eggs", table["y"]))
+    parts = dd.concat([dd.from_pandas(three[:10], npartitions=1),
+                       dd.from_pandas(three[10:], npartitions=2)])  # fmt: skip
+    with pytest.raises(InvalidInputError, match=r"binary labels.*3 classes"):
+        booteval.ci(parts, **kw)

@@ -118,6 +118,8 @@ def sum_replicates(state: SumState, metric: Metric, sample: Any) -> Replicates:
     """The row tier's estimates and replicates (``sample``: a few rows of the table as a
     pandas DataFrame, to bind each system's function of sums)."""
     spec = state.spec
+    for column, classes in state.classes.items():
+        metric.check_classes(classes, column)
     bound = [
         system_stats(metric, tuple(sample[c].to_numpy() for c in cols))
         for cols in spec.system_columns

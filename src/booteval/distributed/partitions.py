@@ -41,11 +41,11 @@ def sum_evaluator(metric: Metric, arrays: tuple[np.ndarray, ...]) -> SumEvaluato
             ev = metric.bind_rows(arrays, make_design(arrays[0].shape[0]))
     if not isinstance(ev, SumEvaluator):
         raise InvalidInputError(
-            "metric", "a metric of sums of per-row statistics that runs on a "
-            "table (accuracy, the confusion-matrix metrics, means, MAE, MSE, RMSE, R2, "
-            "BLEU, chrF)", repr(metric.label),
-            "Rank metrics (ROC-AUC, average precision), correlations, log loss, Brier and ECE "
-            "do not run on a table yet: collect the columns and call booteval.ci on arrays.",
+            "metric", "a metric that runs on a table (accuracy, the confusion-matrix "
+            "metrics, means, MAE, MSE, RMSE, R2, log loss, Brier, BLEU, chrF, ROC-AUC, "
+            "average precision)", repr(metric.label),
+            "Correlations and ECE do not run on a table yet: collect the columns and call "
+            "booteval.ci on arrays.",
         )  # fmt: skip
     return ev
 
@@ -187,4 +187,9 @@ def sum_partition(pdf: Any, spec: StateSpec, metric: Metric, offset: int) -> Sum
             part = poisson_int_sums(spec.seed, keys[lo:hi], values[lo:hi], 0, spec.n_resamples)
             sums += _combine(part, where, k)
             totals += _combine(values[lo:hi].sum(axis=0), where, k)
-    return SumState(spec, sums, totals, n, units)
+    labels = {
+        cols[metric.input_names.index(name)]
+        for cols in spec.system_columns for name in metric.label_inputs
+    }  # fmt: skip
+    classes = {c: np.unique(pdf[c].to_numpy()) for c in sorted(labels)}
+    return SumState(spec, sums, totals, n, units, classes)

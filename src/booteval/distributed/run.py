@@ -11,7 +11,7 @@ data, the seed and ``B``: not on the engine, the number of partitions or workers
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
@@ -26,12 +26,24 @@ from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze
 from .engines import map_reduce, open_source, sample_rows, source_kind
 from .finish import Replicates, histogram_replicates, sum_replicates
 from .partitions import histogram_partition, sum_evaluator, sum_partition
+from .ranks import rank_partition, rank_replicates
 from .states import StateSpec
 
-__all__ = ["TABLE_METHODS", "TableRun", "frame_ci", "frame_route", "run_table", "source_kind"]
+__all__ = [
+    "TABLE_METHODS", "TableRun", "check_table_options", "execute", "frame_ci", "frame_route",
+    "run_table", "source_kind", "table_result", "table_tier",
+]  # fmt: skip
 
 #: the interval methods a cluster run offers (BCa only where its jackknife is mergeable)
 TABLE_METHODS = ("percentile", "basic", "normal", "bca")
+# why a tier offers no BCa (formatted with the metric's label)
+_NO_BCA = {
+    "histogram": "",
+    "row": " (BCa needs a leave-one-out jackknife of {!r}, which partitions cannot merge "
+    "exactly)",
+    "rank": " (BCa needs a leave-one-out jackknife of {!r}, which a histogram of rounded "
+    "scores does not give exactly)",
+}
 
 
 def _metric_and_columns(
@@ -88,6 +100,26 @@ class TableRun:
     notes: tuple[str, ...]
 
 
+def table_tier(metric: Metric) -> str:
+    """``"histogram"``, ``"rank"`` or ``"row"``: how a table computes ``metric``; or a
+    clear error where it cannot."""
+    if callable(getattr(metric, "from_groups", None)):
+        return "rank"
+    if metric.discrete_inputs:
+        return "histogram"
+    if not metric.row_local:
+        sum_evaluator(metric, ())  # the error that names the metrics a table runs
+    return "row"
+
+
+def check_table_options(design: str, n_resamples: Any) -> None:
+    """The options a table run takes as they are given (``design``, ``n_resamples``)."""
+    if design not in ("multinomial", "poisson"):
+        raise InvalidInputError("design", "'multinomial' or 'poisson'", repr(design))
+    if isinstance(n_resamples, str):
+        raise InvalidInputError("n_resamples", "an integer for a table", repr(n_resamples))
+
+
 def run_table(
     data: Any, *, columns: Mapping[str, Any], n_systems: int, metric: Any, metric_kwargs: Any,
     method: str, confidence_level: float, n_resamples: Any, seed: Any, clusters: Any,
@@ -102,25 +134,16 @@ def run_table(
             "data", "a pandas, Dask or Spark DataFrame or a Parquet path with column names",
             type(data).__name__,
         )  # fmt: skip
-    if design not in ("multinomial", "poisson"):
-        raise InvalidInputError("design", "'multinomial' or 'poisson'", repr(design))
-    if isinstance(n_resamples, str):
-        raise InvalidInputError("n_resamples", "an integer for a table", repr(n_resamples))
+    check_table_options(design, n_resamples)
     m, systems = _metric_and_columns(metric, metric_kwargs, columns, n_systems)
-    if not (m.discrete_inputs or m.row_local):
-        sum_evaluator(m, ())  # the error that names the metrics a table runs
-    tier = "histogram" if m.discrete_inputs else "row"
+    tier = table_tier(m)
     methods = TABLE_METHODS if tier == "histogram" else TABLE_METHODS[:3]
     auto = method == "auto"
     run_method = ("bca" if tier == "histogram" else "percentile") if auto else method
     if run_method not in methods:
-        extra = "" if tier == "histogram" else (
-            f" (BCa needs a leave-one-out jackknife of {m.label!r}, which partitions cannot "
-            "merge exactly)"
-        )  # fmt: skip
         raise InvalidInputError(
             "method", f"one of {', '.join(map(repr, methods))} for {m.label!r} on a table"
-            + extra, repr(method),
+            + _NO_BCA[tier].format(m.label), repr(method),
         )  # fmt: skip
     opts = check_run_options(
         confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
@@ -133,36 +156,22 @@ def run_table(
     table, engine = open_source(data, kind, wanted)
     spec = StateSpec(tier, m.label, inputs, clusters, opts.seed, opts.n_resamples, systems=systems)
     if tier == "histogram":
-        fn = partial(_histogram_part, spec=spec)
+        fn: Callable = partial(_histogram_part, spec=spec)
+
+        def finish(state: Any) -> tuple[Replicates, dict[str, Any], tuple[str, ...]]:
+            return histogram_replicates(state, m), {}, ()
+    elif tier == "rank":
+        fn = partial(_rank_part, spec=spec)
+
+        def finish(state: Any) -> tuple[Replicates, dict[str, Any], tuple[str, ...]]:
+            reps, extra, note = rank_replicates(state, m)
+            return reps, {"rank": extra}, (note,)
     else:
         fn = partial(_sum_part, spec=spec, metric=m)
-    state, n_parts = map_reduce(
-        table, engine, fn, offsets=tier == "row" and clusters is None, progress=bool(progress)
-    )  # fmt: skip
-    if tier == "histogram":
-        reps = histogram_replicates(state, m)
-    else:
-        reps = sum_replicates(state, m, sample_rows(table, engine))
-    if not np.isfinite(reps.estimates).all():
-        raise InvalidInputError(
-            ", ".join(inputs), f"data on which {m.label!r} is defined",
-            f"data where it evaluates to {', '.join(map(str, reps.estimates))}",
-        )  # fmt: skip
-    defined = np.isfinite(reps.values).all(axis=1)
-    n_undefined = screen_undefined(defined, what, opts.on_undefined)
-    if not defined.all():
-        reps = replace(reps, values=np.ascontiguousarray(reps.values[defined]))
-    unit = f" in {reps.n_clusters} clusters" if reps.n_clusters is not None else ""
-    design_text = (
-        f"{'cluster' if clusters is not None else 'iid'} Poisson bootstrap over {reps.n_rows} "
-        f"rows{unit} ({tier} tier, {engine}, {n_parts} partition{'s' * (n_parts != 1)})"
-    )
-    details = {
-        "distributed": {
-            "tier": tier, "engine": engine, "partitions": n_parts, "weights": spec.weights,
-            "seed": opts.seed, "digest": state.digest(), "cells": reps.n_cells,
-        }
-    }  # fmt: skip
+
+        def finish(state: Any) -> tuple[Replicates, dict[str, Any], tuple[str, ...]]:
+            return sum_replicates(state, m, sample_rows(table, engine)), {}, ()
+
     notes = (
         (
             f"method='auto' on a table: {run_method} (the coverage atlas covers the "
@@ -172,12 +181,53 @@ def run_table(
         if auto
         else ()
     )
+    return execute(
+        table, engine, spec, fn, finish, metric=m, method=run_method, methods=methods,
+        opts=opts, design=design, notes=notes, progress=progress, what=what,
+    )  # fmt: skip
+
+
+def execute(
+    table: Any, engine: str, spec: StateSpec, partition: Callable[[Any, int], Any],
+    finish: Callable[[Any], tuple[Replicates, dict[str, Any], tuple[str, ...]]], *,
+    metric: Metric, method: str, methods: tuple[str, ...], opts: RunOptions, design: str,
+    notes: tuple[str, ...] = (), progress: Any = None, what: str = "metric",
+) -> TableRun:  # fmt: skip
+    """``partition`` on every partition of ``table``, the states merged, and ``finish``
+    (on the driver) turning the merged state into the replicates, the run's details and
+    notes; the replicates screened for undefined values (``what`` names them)."""
+    offsets = spec.tier == "row" and spec.clusters is None
+    state, n_parts = map_reduce(table, engine, partition, offsets=offsets, progress=bool(progress))
+    reps, extra, more = finish(state)
+    if not np.isfinite(reps.estimates).all():
+        raise InvalidInputError(
+            ", ".join(spec.inputs), f"data on which {metric.label!r} is defined",
+            f"data where it evaluates to {', '.join(map(str, reps.estimates))}",
+        )  # fmt: skip
+    defined = np.isfinite(reps.values).all(axis=1)
+    n_undefined = screen_undefined(defined, what, opts.on_undefined)
+    if not defined.all():
+        reps = replace(reps, values=np.ascontiguousarray(reps.values[defined]))
+    unit = f" in {reps.n_clusters} clusters" if reps.n_clusters is not None else ""
+    design_text = (
+        f"{'cluster' if spec.clusters is not None else 'iid'} Poisson bootstrap over "
+        f"{reps.n_rows} rows{unit} ({spec.tier} tier, {engine}, {n_parts} "
+        f"partition{'s' * (n_parts != 1)})"
+    )  # fmt: skip
+    details = {
+        "distributed": {
+            "tier": spec.tier, "engine": engine, "partitions": n_parts,
+            "weights": spec.weights, "seed": opts.seed, "digest": state.digest(),
+            "cells": reps.n_cells, **extra,
+        }
+    }  # fmt: skip
+    notes = notes + more
     if design == "multinomial":
         notes += (
             "a table runs the Poisson bootstrap (design='poisson'): its partitions never "
             "meet, so every row or cluster gets an independent Poisson(1) weight",
         )
-    return TableRun(m, run_method, methods, opts, reps, n_undefined, design_text, details, notes)
+    return TableRun(metric, method, methods, opts, reps, n_undefined, design_text, details, notes)
 
 
 def frame_ci(
@@ -203,13 +253,20 @@ def frame_ci(
         clusters=clusters, on_undefined=on_undefined, design=design, progress=progress,
         what=f"metric {resolve_metric(metric, metric_kwargs, len(columns) or 1).label!r}",
     )  # fmt: skip
+    return table_result(run)
+
+
+def table_result(run: TableRun, *, hint: str | None = None) -> CIResult:
+    """A one-system run as a :class:`~booteval.CIResult` (``hint``: where a studentized
+    interval can run instead)."""
     m, reps, opts = run.metric, run.reps, run.opts
     values = np.ascontiguousarray(reps.values[:, 0])
     jack = reps.jackknife[:, 0] if reps.jackknife is not None else None
     recipe = IntervalRecipe(
         run.methods, bounds=m.bounds, notes_before=run.notes, details=run.details,
         jackknife=LazyJackknife(lambda: jack) if jack is not None else None,
-        studentized_hint="A studentized interval needs arrays: booteval.ci(y_true, y_pred, ...).",
+        studentized_hint=hint
+        or "A studentized interval needs arrays: booteval.ci(y_true, y_pred, ...).",
     )  # fmt: skip
     result = CIResult(
         estimate=float(reps.estimates[0]), low=math.nan, high=math.nan,
@@ -275,6 +332,10 @@ def frame_route(
 
 def _histogram_part(pdf: Any, offset: int, *, spec: StateSpec) -> Any:
     return histogram_partition(pdf, spec)
+
+
+def _rank_part(pdf: Any, offset: int, *, spec: StateSpec) -> Any:
+    return rank_partition(pdf, spec)
 
 
 def _sum_part(pdf: Any, offset: int, *, spec: StateSpec, metric: Metric) -> Any:

@@ -154,6 +154,9 @@ class SumState:
     n_rows : int
     units : ndarray of uint64
         The distinct cluster keys (empty without clusters), for the number of clusters.
+    classes : dict
+        The distinct values of each label column (the metric's ``label_inputs``), so
+        the driver checks the classes of the whole column.
     """
 
     spec: StateSpec
@@ -161,12 +164,16 @@ class SumState:
     totals: np.ndarray
     n_rows: int
     units: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
+    classes: dict = field(default_factory=dict)
 
     def merge(self, other: SumState) -> SumState:
         _check_same(self.spec, other.spec)
+        classes = {
+            c: np.union1d(self.classes[c], other.classes[c]) for c in self.classes
+        }  # fmt: skip
         return SumState(
             self.spec, self.sums + other.sums, self.totals + other.totals,
-            self.n_rows + other.n_rows, np.union1d(self.units, other.units),
+            self.n_rows + other.n_rows, np.union1d(self.units, other.units), classes,
         )  # fmt: skip
 
     def values(self, integers: np.ndarray) -> np.ndarray:

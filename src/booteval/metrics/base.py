@@ -172,6 +172,9 @@ class Metric(ABC):
     row_local : bool
         Whether :meth:`bind_rows` gives per-row statistics that depend on each row alone,
         summed by a function fixed in advance (the row tier of a cluster run).
+    label_inputs : tuple of str
+        Inputs holding class labels whose set of classes the metric checks (a cluster
+        run checks the classes of the whole column, with :meth:`check_classes`).
     """
 
     name: ClassVar[str] = "metric"
@@ -181,6 +184,7 @@ class Metric(ABC):
     vectorized: bool = True
     discrete_inputs: ClassVar[bool] = False
     row_local: ClassVar[bool] = False
+    label_inputs: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, **params: Any) -> None:
         self.params = dict(params)
@@ -208,6 +212,10 @@ class Metric(ABC):
     @abstractmethod
     def bind(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
         """Bind validated inputs and a design."""
+
+    def check_classes(self, classes: np.ndarray, parameter: str) -> None:
+        """Raise where ``classes``, every distinct value of a label input (named
+        ``parameter``), is not a set of classes the metric accepts."""
 
     def bind_rows(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
         """Bind as :meth:`bind` does, with per-row statistics that depend on each row

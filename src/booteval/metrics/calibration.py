@@ -91,6 +91,9 @@ class _ProbabilityMetric(Metric):
                 )
         return y_true, y_score
 
+    def check_classes(self, classes: np.ndarray, parameter: str) -> None:
+        binary_targets(np.asarray(classes), self.pos_label, parameter)
+
     def _onehot(self, y_true: np.ndarray, k: int) -> np.ndarray:
         classes = np.unique(y_true)
         if classes.size > k:
@@ -101,7 +104,29 @@ class _ProbabilityMetric(Metric):
         return out
 
 
-class LogLoss(_ProbabilityMetric):
+class _MeanLoss(_ProbabilityMetric):
+    """The mean of a per-row loss of (label, probabilities)."""
+
+    # with one probability column, each row's loss depends on that row alone (a table
+    # checks the classes of the whole label column)
+    row_local = True
+    label_inputs = ("y_true",)
+
+    def losses(self, y_true: np.ndarray, p: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def bind(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
+        from .regression import Mean
+
+        return Mean().bind((self.losses(*arrays),), design)
+
+    def bind_rows(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
+        from .regression import Mean
+
+        return Mean().bind_rows((self.losses(*arrays),), design)
+
+
+class LogLoss(_MeanLoss):
     """Mean negative log-likelihood (probabilities clipped to ``[eps, 1 - eps]`` as sklearn).
 
     Examples
@@ -113,22 +138,18 @@ class LogLoss(_ProbabilityMetric):
     name = "log_loss"
     bounds = (0.0, np.inf)
 
-    def bind(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
-        from .regression import Mean
-
-        y_true, p = arrays
+    def losses(self, y_true: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """Each row's loss."""
         eps = np.finfo(float).eps
         if p.ndim == 1:
             y = binary_targets(y_true, self.pos_label)
             q = np.clip(p, eps, 1 - eps)
-            loss = -(y * np.log(q) + (1 - y) * np.log1p(-q))
-        else:
-            onehot = self._onehot(y_true, p.shape[1])
-            loss = -np.log(np.clip((onehot * p).sum(axis=1), eps, 1 - eps))
-        return Mean().bind((loss,), design)
+            return -(y * np.log(q) + (1 - y) * np.log1p(-q))
+        onehot = self._onehot(y_true, p.shape[1])
+        return -np.log(np.clip((onehot * p).sum(axis=1), eps, 1 - eps))
 
 
-class Brier(_ProbabilityMetric):
+class Brier(_MeanLoss):
     """Brier score: mean squared difference between probabilities and outcomes.
 
     For a probability matrix, the squared differences are summed over classes.
@@ -141,15 +162,11 @@ class Brier(_ProbabilityMetric):
 
     name = "brier"
 
-    def bind(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
-        from .regression import Mean
-
-        y_true, p = arrays
+    def losses(self, y_true: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """Each row's squared error."""
         if p.ndim == 1:
-            loss = (binary_targets(y_true, self.pos_label) - p) ** 2
-        else:
-            loss = ((self._onehot(y_true, p.shape[1]) - p) ** 2).sum(axis=1)
-        return Mean().bind((loss,), design)
+            return (binary_targets(y_true, self.pos_label) - p) ** 2
+        return ((self._onehot(y_true, p.shape[1]) - p) ** 2).sum(axis=1)
 
 
 class ECE(_ProbabilityMetric):

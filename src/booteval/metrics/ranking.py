@@ -451,6 +451,11 @@ class _BinaryRankingMetric(Metric):
         pos = np.asarray(y, dtype=float) > 0.5
         return self._evaluator(pos, np.asarray(score, dtype=np.float64), design)
 
+    def from_groups(self, pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
+        """The metric of each row of per-group positive and negative weights ``(R, G)``,
+        groups (distinct scores, or bins of them) in increasing score order."""
+        return self._evaluator._stat(pos, neg)
+
 
 #: the ``pos_label`` parameter, as the ranking metrics document it
 _POS_LABEL_DOC = """\
