@@ -24,9 +24,11 @@ from ..core.intervals import CountedJackknife
 from ..core.philox import philox_key
 from ..metrics.base import Metric
 from .partitions import system_stats
-from .states import HistogramState, SumState
+from .states import HistogramState, StateSpec, SumState
 
-__all__ = ["Replicates", "cell_weights", "histogram_replicates", "sum_replicates"]
+__all__ = [
+    "Replicates", "cell_replicates", "cell_weights", "histogram_replicates", "sum_replicates",
+]  # fmt: skip
 
 # replicates per counter of a cell's stream (a later block never depends on an earlier)
 _CELL_BLOCK = 256
@@ -100,6 +102,17 @@ def histogram_replicates(state: HistogramState, metric: Metric) -> Replicates:
         n_clusters: int | None = int(starts.size)
     else:
         units, mult, n_clusters = stats[state.codes], counts, None
+    return cell_replicates(evs, widths, units, mult, spec, state.n_rows, n_clusters)
+
+
+def cell_replicates(
+    evs: list, widths: list[int], units: np.ndarray, mult: np.ndarray, spec: StateSpec,
+    n_rows: int, n_clusters: int | None,
+) -> Replicates:  # fmt: skip
+    """The exact Poisson bootstrap over units' statistics ``units`` (``mult`` units of
+    each row): units with equal statistics form a cell, each cell's weight is
+    Poisson(its units) from its own stream; with the counted jackknife. ``evs`` and
+    ``widths``: each system's function of sums and its number of statistics."""
     cells, inverse = np.unique(units, axis=0, return_inverse=True)
     sizes = np.bincount(inverse.reshape(-1), weights=mult, minlength=cells.shape[0])
     sizes = sizes.astype(np.int64)
@@ -109,7 +122,7 @@ def histogram_replicates(state: HistogramState, metric: Metric) -> Replicates:
     values = _from_sums(evs, widths, weights @ cells)
     jack = _from_sums(evs, widths, total[None, :] - cells)
     return Replicates(
-        estimates, values, CountedJackknife(jack, sizes), state.n_rows, n_clusters,
+        estimates, values, CountedJackknife(jack, sizes), n_rows, n_clusters,
         int(cells.shape[0]),
     )  # fmt: skip
 

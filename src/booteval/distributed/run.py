@@ -192,10 +192,12 @@ def execute(
     finish: Callable[[Any], tuple[Replicates, dict[str, Any], tuple[str, ...]]], *,
     metric: Metric, method: str, methods: tuple[str, ...], opts: RunOptions, design: str,
     notes: tuple[str, ...] = (), progress: Any = None, what: str = "metric",
+    rows: str = "rows",
 ) -> TableRun:  # fmt: skip
     """``partition`` on every partition of ``table``, the states merged, and ``finish``
     (on the driver) turning the merged state into the replicates, the run's details and
-    notes; the replicates screened for undefined values (``what`` names them)."""
+    notes; the replicates screened for undefined values (``what`` names them; ``rows``
+    what the replicates' rows are)."""
     offsets = spec.tier == "row" and spec.clusters is None
     state, n_parts = map_reduce(table, engine, partition, offsets=offsets, progress=bool(progress))
     reps, extra, more = finish(state)
@@ -210,8 +212,8 @@ def execute(
         reps = replace(reps, values=np.ascontiguousarray(reps.values[defined]))
     unit = f" in {reps.n_clusters} clusters" if reps.n_clusters is not None else ""
     design_text = (
-        f"{'cluster' if spec.clusters is not None else 'iid'} Poisson bootstrap over "
-        f"{reps.n_rows} rows{unit} ({spec.tier} tier, {engine}, {n_parts} "
+        f"{'cluster' if reps.n_clusters is not None else 'iid'} Poisson bootstrap over "
+        f"{reps.n_rows} {rows}{unit} ({spec.tier} tier, {engine}, {n_parts} "
         f"partition{'s' * (n_parts != 1)})"
     )  # fmt: skip
     details = {

