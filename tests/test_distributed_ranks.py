@@ -95,8 +95,9 @@ def test_any_partitioning_and_block_size_give_the_same_numbers(monkeypatch, dask
             assert np.array_equal(local.distribution, other.distribution)
             assert local.details["distributed"]["digest"] == other.details["distributed"]["digest"]
         monkeypatch.setattr(ranks, "_BLOCK_CELLS", 7)  # a few replicates per block
-        assert np.array_equal(local.distribution, _run(TABLE, "roc_auc", "raw",
-                                                       clusters=clusters).distribution)
+        assert np.array_equal(
+            local.distribution, _run(TABLE, "roc_auc", "raw", clusters=clusters).distribution
+        )
         monkeypatch.undo()
 
 

@@ -39,8 +39,7 @@ TABLE_METHODS = ("percentile", "basic", "normal", "bca")
 # why a tier offers no BCa (formatted with the metric's label)
 _NO_BCA = {
     "histogram": "",
-    "row": " (BCa needs a leave-one-out jackknife of {!r}, which partitions cannot merge "
-    "exactly)",
+    "row": " (BCa needs a leave-one-out jackknife of {!r}, which partitions cannot merge exactly)",
     "rank": " (BCa needs a leave-one-out jackknife of {!r}, which a histogram of rounded "
     "scores does not give exactly)",
 }

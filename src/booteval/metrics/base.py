@@ -215,7 +215,8 @@ class Metric(ABC):
 
     def check_classes(self, classes: np.ndarray, parameter: str) -> None:
         """Raise where ``classes``, every distinct value of a label input (named
-        ``parameter``), is not a set of classes the metric accepts."""
+        ``parameter``), is not a set of classes the metric accepts (any set, here)."""
+        return None
 
     def bind_rows(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
         """Bind as :meth:`bind` does, with per-row statistics that depend on each row
