@@ -34,6 +34,7 @@ CASES = {
     },
     "mean": {"scores": "score", "method": "percentile"},
     "mean_clustered": {"scores": "score", "method": "basic", "clusters": "user"},
+    "mean_clustered_bca": {"scores": "score", "method": "bca", "clusters": "user"},
 }  # fmt: skip
 
 
@@ -238,3 +239,23 @@ def test_log_loss_and_brier_run_on_the_row_tier(name, dask_client):
                        dd.from_pandas(three[10:], npartitions=2)])  # fmt: skip
     with pytest.raises(InvalidInputError, match=r"binary labels.*3 classes"):
         booteval.ci(parts, **kw)
+
+
+def test_row_tier_with_clusters_gives_the_in_memory_bca_jackknife():
+    kw = {"seed": 1, "n_resamples": 300, "clusters": "user"}
+    r = booteval.ci(TABLE, scores="score", method="bca", **kw)
+    m = booteval.ci(SCORE, seed=1, n_resamples=300, clusters=USERS, method="bca")
+    assert r.details["acceleration"] == pytest.approx(m.details["acceleration"], rel=1e-9)
+    assert r.method == "bca" and r.with_method("percentile").method == "percentile"
+    # compare defaults to BCa: the difference's jackknife is B's minus A's, per cluster
+    other = TABLE.assign(s2=SCORE + RNG.normal(0.1, 0.5, N))
+    c = booteval.compare(other, scores=["score", "s2"], **kw)
+    cm = booteval.compare(SCORE, other["s2"].to_numpy(), clusters=USERS, seed=1,
+                          n_resamples=300)  # fmt: skip
+    assert c.method == "bca"
+    assert c.details["acceleration"] == pytest.approx(cm.details["acceleration"], rel=1e-9)
+    # without clusters, or where the run kept no jackknife, BCa is refused with the reason
+    with pytest.raises(InvalidInputError, match=r"`method`.*without clusters"):
+        booteval.ci(TABLE, scores="score", method="bca", seed=1)
+    with pytest.raises(InvalidInputError, match=r"`method`.*'percentile', 'basic', 'normal'"):
+        booteval.ci(TABLE, scores="score", method="percentile", **kw).with_method("bca")

@@ -23,7 +23,7 @@ import numpy as np
 from ..core.intervals import CountedJackknife
 from ..core.philox import philox_key
 from ..metrics.base import Metric
-from .partitions import system_stats
+from .partitions import system_stats, unit_values
 from .states import HistogramState, StateSpec, SumState
 
 __all__ = [
@@ -142,4 +142,9 @@ def sum_replicates(state: SumState, metric: Metric, sample: Any) -> Replicates:
     estimates = _from_sums(evs, widths, totals[None, :])[0]
     values = _from_sums(evs, widths, state.values(state.sums))
     n_clusters = int(state.units.size) if spec.clusters is not None else None
-    return Replicates(estimates, values, None, state.n_rows, n_clusters)
+    jack = None
+    if state.unit_limbs is not None:  # leave each cluster out: its exact sums subtracted
+        rest = state.totals[None, :] - unit_values(state.unit_limbs, state.totals.size)
+        ones = np.ones(state.units.size, dtype=np.int64)
+        jack = CountedJackknife(_from_sums(evs, widths, state.values(rest)), ones)
+    return Replicates(estimates, values, jack, state.n_rows, n_clusters)

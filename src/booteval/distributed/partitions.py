@@ -25,6 +25,7 @@ from .states import FRACTION_BITS, HistogramState, StateSpec, SumState, sort_com
 
 __all__ = [
     "fixed_point", "histogram_partition", "sum_evaluator", "sum_partition", "system_stats",
+    "unit_values",
 ]  # fmt: skip
 
 # rows per kernel call: 13 * 2**32 * rows stays below 2**63 (exact int64 sums)
@@ -152,6 +153,25 @@ def _combine(limb_sums: np.ndarray, where: list[tuple[int, int]], k: int) -> np.
     return out
 
 
+# the slot of each limb shift in the layout every partition shares (unit sums)
+_SLOTS = {0: 0, 32: 1, FRACTION_BITS: 2, 64: 3}
+
+
+def _canonical(values: np.ndarray, where: list[tuple[int, int]], k: int) -> np.ndarray:
+    """Limb sums in the layout every partition shares: four ``int64`` limbs per column,
+    at bit shifts 0, 32, 56 and 64 (a partition's layout depends on its values)."""
+    out = np.zeros((values.shape[0], 4 * k), dtype=np.int64)
+    for i, (j, shift) in enumerate(where):
+        out[:, 4 * j + _SLOTS[shift]] += values[:, i]
+    return out
+
+
+def unit_values(limbs: np.ndarray, k: int) -> np.ndarray:
+    """Canonical limbs ``(U, 4 k)`` as exact per-column Python integers ``(U, k)``."""
+    where = [(j, shift) for j in range(k) for shift in _SLOTS]
+    return _combine(limbs, where, k)
+
+
 def sum_partition(pdf: Any, spec: StateSpec, metric: Metric, offset: int) -> SumState:
     """Exact Poisson-weighted sums of the partition's per-row statistics for every
     replicate; its rows are ``offset .. offset + len(pdf) - 1`` of the whole data."""
@@ -163,12 +183,17 @@ def sum_partition(pdf: Any, spec: StateSpec, metric: Metric, offset: int) -> Sum
     limbs, where = fixed_point(stats)
     k = stats.shape[1]
     units = np.zeros(0, dtype=np.uint64)
+    unit_limbs = None
     if spec.clusters is not None:
         codes, ukeys = _cluster_codes(pdf[spec.clusters])
         order = np.argsort(codes, kind="stable")
         starts = np.searchsorted(codes[order], np.arange(ukeys.size))
         values = np.add.reduceat(limbs[order], starts, axis=0) if n else limbs
         keys, units = ukeys, np.unique(ukeys)
+        if spec.unit_sums:  # each cluster's sums, by key (for the jackknife)
+            by_key = np.argsort(ukeys, kind="stable")
+            first = np.flatnonzero(np.r_[True, ukeys[by_key][1:] != ukeys[by_key][:-1]])
+            unit_limbs = np.add.reduceat(_canonical(values, where, k)[by_key], first, axis=0)
     else:
         keys, values = np.arange(offset, offset + n, dtype=np.uint64), limbs
     sums = np.zeros((spec.n_resamples, k), dtype=object)
@@ -192,4 +217,4 @@ def sum_partition(pdf: Any, spec: StateSpec, metric: Metric, offset: int) -> Sum
         for cols in spec.system_columns for name in metric.label_inputs
     }  # fmt: skip
     classes = {c: np.unique(pdf[c].to_numpy()) for c in sorted(labels)}
-    return SumState(spec, sums, totals, n, units, classes)
+    return SumState(spec, sums, totals, n, units, classes, unit_limbs)

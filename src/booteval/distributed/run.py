@@ -39,7 +39,8 @@ TABLE_METHODS = ("percentile", "basic", "normal", "bca")
 # why a tier offers no BCa (formatted with the metric's label)
 _NO_BCA = {
     "histogram": "",
-    "row": " (BCa needs a leave-one-out jackknife of {!r}, which partitions cannot merge exactly)",
+    "row": " without clusters (BCa needs a leave-one-out jackknife of {!r}: a table keeps "
+    "each cluster's sums with clusters=, but not one jackknife value per row)",
     "rank": " (BCa needs a leave-one-out jackknife of {!r}, which a histogram of rounded "
     "scores does not give exactly)",
 }
@@ -136,7 +137,10 @@ def run_table(
     check_table_options(design, n_resamples)
     m, systems = _metric_and_columns(metric, metric_kwargs, columns, n_systems)
     tier = table_tier(m)
-    methods = TABLE_METHODS if tier == "histogram" else TABLE_METHODS[:3]
+    # BCa where the jackknife is exact from the merged state: the histogram tier's
+    # cells, and the row tier with clusters (each cluster's sums kept)
+    bca = tier == "histogram" or (tier == "row" and clusters is not None)
+    methods = TABLE_METHODS if bca else TABLE_METHODS[:3]
     auto = method == "auto"
     run_method = ("bca" if tier == "histogram" else "percentile") if auto else method
     if run_method not in methods:
@@ -153,7 +157,13 @@ def run_table(
     inputs = tuple(dict.fromkeys(c for cols in systems for c in cols))
     wanted = list(inputs) + ([clusters] if clusters is not None and clusters not in inputs else [])
     table, engine = open_source(data, kind, wanted)
-    spec = StateSpec(tier, m.label, inputs, clusters, opts.seed, opts.n_resamples, systems=systems)
+    unit_sums = tier == "row" and run_method == "bca"
+    if tier == "row" and not unit_sums:
+        methods = TABLE_METHODS[:3]  # the jackknife is not kept: no BCa afterwards
+    spec = StateSpec(
+        tier, m.label, inputs, clusters, opts.seed, opts.n_resamples, systems=systems,
+        unit_sums=unit_sums,
+    )  # fmt: skip
     if tier == "histogram":
         fn: Callable = partial(_histogram_part, spec=spec)
 
@@ -315,7 +325,8 @@ def frame_route(
     if not m.vectorized or len(data) != m.n_inputs:
         return None
     arrays = m.validate(*data)
-    if any(np.ndim(a) != 1 for a in arrays) or (method == "bca" and not m.discrete_inputs):
+    no_jackknife = not m.discrete_inputs and clusters is None  # the row tier keeps none
+    if any(np.ndim(a) != 1 for a in arrays) or (method == "bca" and no_jackknife):
         return None
     try:
         sum_evaluator(m, arrays)

@@ -48,6 +48,8 @@ class StateSpec:
     weights: str = "Poisson(1), Philox4x32-10 keyed by (seed, unit key, replicate)"
     #: each system's columns, one per input of the metric (``()``: one system, ``inputs``)
     systems: tuple[tuple[str, ...], ...] = ()
+    #: whether a row-tier state keeps each cluster's sums (BCa's jackknife)
+    unit_sums: bool = False
 
     @property
     def system_columns(self) -> tuple[tuple[str, ...], ...]:
@@ -157,6 +159,9 @@ class SumState:
     classes : dict
         The distinct values of each label column (the metric's ``label_inputs``), so
         the driver checks the classes of the whole column.
+    unit_limbs : ndarray of int64, shape (len(units), 4 k), optional
+        With ``spec.unit_sums``: each cluster's exact sums, four limbs per statistic at
+        bit shifts 0, 32, 56 and 64 (in units of ``2**-56``), in the order of ``units``.
     """
 
     spec: StateSpec
@@ -165,15 +170,23 @@ class SumState:
     n_rows: int
     units: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
     classes: dict = field(default_factory=dict)
+    unit_limbs: np.ndarray | None = None
 
     def merge(self, other: SumState) -> SumState:
         _check_same(self.spec, other.spec)
         classes = {
             c: np.union1d(self.classes[c], other.classes[c]) for c in self.classes
         }  # fmt: skip
+        units, limbs = np.union1d(self.units, other.units), None
+        if self.unit_limbs is not None and other.unit_limbs is not None:
+            keys = np.concatenate([self.units, other.units])
+            by_key = np.argsort(keys, kind="stable")
+            first = np.flatnonzero(np.r_[True, keys[by_key][1:] != keys[by_key][:-1]])
+            both = np.concatenate([self.unit_limbs, other.unit_limbs])[by_key]
+            limbs = np.add.reduceat(both, first, axis=0)
         return SumState(
             self.spec, self.sums + other.sums, self.totals + other.totals,
-            self.n_rows + other.n_rows, np.union1d(self.units, other.units), classes,
+            self.n_rows + other.n_rows, units, classes, limbs,
         )  # fmt: skip
 
     def values(self, integers: np.ndarray) -> np.ndarray:
@@ -187,6 +200,8 @@ class SumState:
         for part in (self.totals, self.sums):
             h.update(",".join(str(int(v)) for v in np.asarray(part).ravel()).encode())
         h.update(f"{self.n_rows};".encode() + np.sort(self.units).tobytes())
+        if self.unit_limbs is not None:
+            h.update(np.ascontiguousarray(self.unit_limbs).astype("<i8").tobytes())
         return h.hexdigest()
 
 
