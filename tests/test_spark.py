@@ -76,3 +76,18 @@ def test_spark_compare_and_leaderboard_give_the_pandas_numbers(spark):
     board = {"system_cols": ["a", "b", "c"], "label_col": "label", "metric": "accuracy"}
     a, b = booteval.leaderboard(SYSTEMS, **board, **kw), booteval.leaderboard(sdf, **board, **kw)
     assert np.array_equal(a.distribution, b.distribution) and a.names == b.names
+
+
+def test_spark_runs_rank_metrics_and_pass_at_k_with_the_pandas_numbers(spark):
+    from test_distributed_ranks import TABLE as RANKS
+    from test_distributed_samples import TABLE as SAMPLES
+
+    kw = {"seed": 2, "n_resamples": 300, "clusters": "user"}
+    auc = {"y_true": "label", "y_score": "raw", "metric": "roc_auc"}
+    local = booteval.ci(RANKS, **auc, **kw)
+    remote = booteval.ci(spark.createDataFrame(RANKS).repartition(4), **auc, **kw)
+    _same(local, remote)
+    pk = {"k": 2, "correct_col": "ok", "clusters": "repo", "seed": 2, "n_resamples": 300}
+    local = booteval.pass_at_k(SAMPLES, "task", **pk)
+    remote = booteval.pass_at_k(spark.createDataFrame(SAMPLES).repartition(3), "task", **pk)
+    _same(local, remote)
