@@ -7,7 +7,9 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
+from sklearn.metrics import roc_auc_score
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 sys.path.insert(0, str(BENCH))
@@ -87,6 +89,9 @@ def test_the_cluster_benchmark_writes_its_log_once_and_checks_the_estimates(tmp_
     assert bench_cluster.ensure_data(tmp_path, rows=3001, files=2, users=50, seed=0) == folder
     assert (folder / "part-00000.parquet").stat().st_mtime_ns == stamp  # reused, not rewritten
     direct = bench_cluster.direct_estimates(folder)
+    table = pd.concat(pd.read_parquet(f) for f in sorted(folder.glob("*.parquet")))
+    exact = roc_auc_score(table["label"], table["score"])
+    assert direct["roc_auc"] == pytest.approx(exact, rel=1e-12)
     res = bench_cluster.run_one("accuracy_clustered", folder, b=200, workers=1)
     assert res["rows"] == 3001 and res["clusters"] == 50 and res["partitions"] == 2
     assert res["estimate"] == pytest.approx(direct["accuracy"], rel=1e-12)
