@@ -735,15 +735,17 @@ def test_null_rejection_rates_clustered():
     sims, n_clusters, size = 500, 20, 10
     clusters = np.repeat(np.arange(n_clusters), size)
     row_perm, cl_perm, naive_t, cl_t = [], [], [], []
+    # one numba thread per permutation test: the p-values do not depend on the number of
+    # threads, and 1,000 permutations are too few to gain from more (under pytest-xdist the
+    # idle threads of many short parallel launches only contend for the cores)
+    one = {"n_permutations": 1000, "workers": 1}
     for s in range(sims):
         x = rng.normal(size=clusters.size)
         # each system is better on some clusters (sources, speakers) than on others
         a = x + rng.normal(size=n_clusters)[clusters] + 0.3 * rng.normal(size=clusters.size)
         b = x + rng.normal(size=n_clusters)[clusters] + 0.3 * rng.normal(size=clusters.size)
-        row_perm.append(permutation_test(a, b, n_permutations=1000, seed=s).p_value)
-        cl_perm.append(
-            permutation_test(a, b, clusters=clusters, n_permutations=1000, seed=s).p_value
-        )
+        row_perm.append(permutation_test(a, b, seed=s, **one).p_value)
+        cl_perm.append(permutation_test(a, b, clusters=clusters, seed=s, **one).p_value)
         naive_t.append(paired_t_test(a, b).p_value)
         cl_t.append(paired_t_test(a, b, clusters=clusters).p_value)
     assert _rate(row_perm) > 0.15, _rate(row_perm)

@@ -275,10 +275,17 @@ def test_errors_name_the_parameter():
 
 
 # ----------------------------------------------------------------- coverage
-def _coverage(x, sigma, n_sim, master, b=999):
+def _coverage(x, sigma, n_sim, master, b=999, percentile=True):
     """Coverage of 95 % intervals for the slope (true value 2) of y = 1 + 2x + sigma * e.
 
     ``x`` is a fixed design: every simulated data set has the same x and new errors.
+    ``b`` resamples per data set: a ``b`` with ``(b + 1) * 0.025`` whole (399, 999) puts
+    the interval ends at the order statistics ``(b + 1) * 0.025`` and ``(b + 1) * 0.975``,
+    which hold 95 % of ``b + 1`` between them, so a smaller ``b`` of this kind adds noise
+    to each interval but (nearly) no bias to the coverage.
+    ``percentile=False`` skips the wild percentile interval (no "wild" in the result).
+    The wild bootstrap runs on one numba thread: its replicates do not depend on the
+    number of threads, and under pytest-xdist idle numba threads only contend for cores.
     """
     n = x.size
     X = np.column_stack([np.ones(n), x])
@@ -290,9 +297,10 @@ def _coverage(x, sigma, n_sim, master, b=999):
         rng = np.random.default_rng([master, s])
         y = 1 + 2 * x + sigma * rng.standard_normal(n)
         seed = master * 100_000 + s
-        w = wild_ci(x, y, 1, n_resamples=b, seed=seed)
-        hits["wild"] += w.low < 2 < w.high
-        wt = wild_ci(x, y, 1, n_resamples=b, seed=seed, method="studentized")
+        if percentile:
+            w = wild_ci(x, y, 1, n_resamples=b, seed=seed, workers=1)
+            hits["wild"] += w.low < 2 < w.high
+        wt = wild_ci(x, y, 1, n_resamples=b, seed=seed, method="studentized", workers=1)
         hits["wild_t"] += wt.low < 2 < wt.high
         # pairs bootstrap: resample (x, y) rows, percentile interval of the OLS slope
         idx = rng.integers(0, n, (b, n))
@@ -309,6 +317,8 @@ def _coverage(x, sigma, n_sim, master, b=999):
         e = y - X @ beta
         se = math.sqrt(e @ e / (n - 2) / sxx)
         hits["homoskedastic"] += beta[1] - t * se < 2 < beta[1] + t * se
+    if not percentile:
+        del hits["wild"]
     return {k: v / n_sim for k, v in hits.items()}
 
 
@@ -325,9 +335,14 @@ def test_wild_t_covers_where_pairs_and_homoskedastic_formula_do_not(master):
     """
     x = np.r_[-np.ones(4), np.zeros(32), np.ones(4)]
     n_sim = 2000  # binomial SE of a coverage near 0.95: about 0.005
-    cov = _coverage(x, 0.2 + np.abs(x), n_sim, master)
-    # observed over master seeds 1-4: wild_t 0.949-0.963, pairs 0.900-0.916,
-    # wild percentile 0.89-0.91, homoskedastic 0.60-0.63
+    # B = 399 (not 999): the resampling noise it adds to each interval moves a coverage
+    # over 2000 data sets by a few tenths of a point (master seeds 1-4, B = 999 -> 399:
+    # wild_t -0.3 to +0.05, pairs -0.25 to +0.35), well inside the margins below; the
+    # wild percentile interval is not asserted here and is skipped
+    cov = _coverage(x, 0.2 + np.abs(x), n_sim, master, b=399, percentile=False)
+    # observed over master seeds 1-4 (B = 999): wild_t 0.949-0.963, pairs 0.900-0.916,
+    # wild percentile 0.89-0.91, homoskedastic 0.60-0.63; with B = 399: wild_t
+    # 0.945-0.960, pairs 0.902-0.919
     assert abs(cov["wild_t"] - 0.95) < 0.02, cov
     assert cov["pairs"] < 0.93, cov
     assert cov["wild_t"] - cov["pairs"] > 0.025, cov
