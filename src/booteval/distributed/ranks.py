@@ -42,7 +42,10 @@ from ..metrics.ranking import binary_labels
 from .partitions import histogram_partition
 from .states import HistogramState, StateSpec
 
-__all__ = ["SCORE_BITS", "RankState", "rank_partition", "rank_replicates", "round_scores"]
+__all__ = [
+    "SCORE_BITS", "RankState", "rank_partition", "rank_replicates", "round_scores",
+    "score_columns", "tie_bound",
+]  # fmt: skip
 
 #: significant bits a score keeps in a table's histogram (4096 bins per power of two)
 SCORE_BITS = 12
