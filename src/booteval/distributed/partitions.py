@@ -167,7 +167,13 @@ def _canonical(values: np.ndarray, where: list[tuple[int, int]], k: int) -> np.n
 
 
 def unit_values(limbs: np.ndarray, k: int) -> np.ndarray:
-    """Canonical limbs ``(U, 4 k)`` as exact per-column Python integers ``(U, k)``."""
+    """Canonical limbs ``(U, 4 k)`` as exact per-column Python integers ``(U, k)``.
+
+    Examples
+    --------
+    >>> unit_values(np.array([[1, 0, 2, 0]]), 1)[0, 0] == 1 + (2 << 56)
+    True
+    """
     where = [(j, shift) for j in range(k) for shift in _SLOTS]
     return _combine(limbs, where, k)
 

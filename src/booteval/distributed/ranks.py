@@ -108,7 +108,15 @@ def _ranges(spread: Any) -> Any:
 
 
 def score_columns(spec: StateSpec) -> tuple[str, ...]:
-    """The distinct score columns of the systems (each system's second input)."""
+    """The distinct score columns of the systems (each system's second input).
+
+    Examples
+    --------
+    >>> spec = StateSpec("rank", "roc_auc", ("y", "a", "b"), None, 0, 10,
+    ...                  systems=(("y", "a"), ("y", "b")))
+    >>> score_columns(spec)
+    ('a', 'b')
+    """
     return tuple(dict.fromkeys(cols[1] for cols in spec.system_columns))
 
 

@@ -102,7 +102,13 @@ class TableRun:
 
 def table_tier(metric: Metric) -> str:
     """``"histogram"``, ``"rank"`` or ``"row"``: how a table computes ``metric``; or a
-    clear error where it cannot."""
+    clear error where it cannot.
+
+    Examples
+    --------
+    >>> [table_tier(resolve_metric(m, None, 2)) for m in ("accuracy", "roc_auc", "mse")]
+    ['histogram', 'rank', 'row']
+    """
     if callable(getattr(metric, "from_groups", None)):
         return "rank"
     if metric.discrete_inputs:

@@ -453,7 +453,13 @@ class _BinaryRankingMetric(Metric):
 
     def from_groups(self, pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
         """The metric of each row of per-group positive and negative weights ``(R, G)``,
-        groups (distinct scores, or bins of them) in increasing score order."""
+        groups (distinct scores, or bins of them) in increasing score order.
+
+        Examples
+        --------
+        >>> RocAuc().from_groups(np.array([[0.0, 1.0, 1.0]]), np.array([[1.0, 1.0, 0.0]]))
+        array([0.875])
+        """
         return self._evaluator._stat(pos, neg)
 
 
