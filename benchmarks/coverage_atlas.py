@@ -755,8 +755,9 @@ def methods_for(cell: Cell) -> tuple[str, ...]:
     out = list(BOOT_METHODS)
     if spec.logit:
         out.append("studentized-logit")
-    if isinstance(spec, AccuracySpec) and cell.n_clusters is not None:
-        out.append("studentized-symmetric")  # what the default picks for most of these
+    if cell.n_clusters is not None:
+        # what the default picks for clustered proportions (from the studentized run)
+        out.append("studentized-symmetric")
     if cell.design == "iid":
         out += spec.analytic_iid
     elif cell.n_clusters is not None:

@@ -125,6 +125,11 @@ class Design:
     cell_row: np.ndarray | None = field(default=None, repr=False)
 
     @property
+    def strata_units(self) -> tuple[np.ndarray, ...]:
+        """The units of each stratum (one array holding every unit without strata)."""
+        return self._strata_units
+
+    @property
     def kind(self) -> str:
         """One of ``"iid"``, ``"stratified"``, ``"clustered"``, ``"stratified+clustered"``."""
         if self.clustered:

@@ -519,7 +519,7 @@ def _sum_runner(ev: object, shift: float, strata: np.ndarray | None = None) -> R
         return "the compiled engine needs dense per-row statistics"
     k = ev.unit_stats.shape[1]
     plain = _kernel_sums(np.ascontiguousarray(ev.unit_stats, dtype=np.float64), strata)
-    with_se = ev.has_standard_error  # the studentized interval's sums, prepared on first use
+    with_se = ev.se_by_sums  # the studentized interval's sums, prepared on first use
     prepared: dict[str, Callable[[int, int, int], np.ndarray]] = {}
 
     def run(
@@ -527,7 +527,7 @@ def _sum_runner(ev: object, shift: float, strata: np.ndarray | None = None) -> R
     ) -> tuple[np.ndarray, np.ndarray | None]:
         if want_se and with_se:
             if "se" not in prepared:
-                se_stats = np.ascontiguousarray(ev._se_stats, dtype=np.float64)
+                se_stats = np.ascontiguousarray(ev.se_stats, dtype=np.float64)
                 prepared["se"] = _kernel_sums(se_stats, strata)
             sums = prepared["se"](seed, start, stop)
         else:
@@ -535,7 +535,7 @@ def _sum_runner(ev: object, shift: float, strata: np.ndarray | None = None) -> R
         values = np.asarray(ev.from_sums(sums[:, :k]), dtype=float) + shift
         ses = None
         if want_se and with_se:
-            ses = np.asarray(ev._se_from_sums(sums), dtype=float)
+            ses = ev.se_from_sums(sums)
         return values, ses
 
     run.has_standard_error = with_se  # type: ignore[attr-defined]

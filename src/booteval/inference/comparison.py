@@ -28,6 +28,7 @@ from ..core.philox import describe_source, weight_source
 from ..distributed.run import frame_route, run_table
 from ..metrics import Metric
 from ..metrics.base import Evaluator, deferred_compression
+from ..metrics.linearize import linearized_se
 from ..metrics.registry import resolve_metric
 from ..results import PairedDifference, freeze, with_notes
 
@@ -154,6 +155,21 @@ class _Difference(Evaluator):
         self.stacked = stacked
         self.design = stacked.design
         self.thread_safe = stacked.thread_safe
+        a, b = stacked.parts
+        # both metrics linearize on one design: the delta-method standard error of B - A
+        self.has_standard_error = (
+            getattr(a, "gradient", None) is not None
+            and getattr(b, "gradient", None) is not None
+            and a.design is b.design
+        )
+
+    def standard_errors(self, unit_weights: np.ndarray) -> np.ndarray:
+        a, b = self.stacked.parts
+        if not self.has_standard_error:
+            return super().standard_errors(unit_weights)
+        stats_a, grad_a = a.linear_terms(unit_weights)
+        stats_b, grad_b = b.linear_terms(unit_weights)
+        return linearized_se(unit_weights, [(stats_b, grad_b), (stats_a, -grad_a)], a.strata_units)
 
     def estimate(self) -> float:
         e = self.stacked.estimate()

@@ -33,6 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..core.design import Design
+from .linearize import linearized_se
 
 __all__ = [
     "Evaluator",
@@ -405,6 +406,11 @@ class SumEvaluator(Evaluator):
     unit_extra : callable, optional
         Maps the unit sums ``(n_units, k)`` to ``q`` extra unit-level columns
         (e.g. squares of unit sums, for a cluster-robust standard error).
+    gradient : callable, optional
+        Maps ``(m, k)`` sums to the gradient of ``from_sums`` there, ``(m, k)``: a
+        delta-method standard error (:func:`~booteval.metrics.linearize.linearized_se`)
+        where ``se_from_sums`` is not given, and the linear terms of a difference of two
+        metrics (:meth:`linear_terms`).
     keys : ndarray of int, optional
         Equal keys mark rows with equal statistics. When the rows fall into
         few distinct cells and the design is not clustered, the evaluator
@@ -426,12 +432,14 @@ class SumEvaluator(Evaluator):
         count: int | None = None,
         se_from_sums: Callable[[np.ndarray], np.ndarray] | None = None,
         unit_extra: Callable[[np.ndarray], np.ndarray] | None = None,
+        gradient: Callable[[np.ndarray], np.ndarray] | None = None,
         keys: np.ndarray | None = None,
         compress: bool = True,
     ) -> None:
         self._args = {
             "stats": stats, "from_sums": from_sums, "count": count,
-            "se_from_sums": se_from_sums, "unit_extra": unit_extra, "keys": keys,
+            "se_from_sums": se_from_sums, "unit_extra": unit_extra, "gradient": gradient,
+            "keys": keys,
         }  # fmt: skip
         #: equal keys mark rows with equal statistics (None: no such structure)
         self.keys = keys
@@ -458,7 +466,11 @@ class SumEvaluator(Evaluator):
         self._se_from_sums = se_from_sums
         self._unit_extra = unit_extra
         self._se_cache: np.ndarray | None = None
-        if se_from_sums is not None and unit_extra is not None:
+        self.gradient = gradient
+        #: the standard error is a function of weighted sums (``se_from_sums`` of the unit
+        #: statistics and their ``unit_extra`` columns, :attr:`se_stats`)
+        self.se_by_sums = se_from_sums is not None and unit_extra is not None
+        if self.se_by_sums or gradient is not None:
             self.has_standard_error = True
 
     @property
@@ -471,13 +483,18 @@ class SumEvaluator(Evaluator):
         return self._total
 
     @property
-    def _se_stats(self) -> np.ndarray:
+    def se_stats(self) -> np.ndarray:
         """The unit statistics and their extra columns for standard errors, on first use
         (only a studentized interval needs them)."""
         if self._se_cache is None:
             dense = self.unit_stats.toarray() if sp.issparse(self.unit_stats) else self.unit_stats
             self._se_cache = np.hstack([dense, self._unit_extra(dense)])
         return self._se_cache
+
+    def se_from_sums(self, sums: np.ndarray) -> np.ndarray:
+        """The standard errors from weighted sums of :attr:`se_stats` (where
+        :attr:`se_by_sums`)."""
+        return np.asarray(self._se_from_sums(sums), dtype=float)  # type: ignore[misc]
 
     def with_design(self, design: Design) -> SumEvaluator:
         """The same metric and data resampled under ``design`` (no automatic compression)."""
@@ -509,7 +526,25 @@ class SumEvaluator(Evaluator):
     def standard_errors(self, unit_weights: np.ndarray) -> np.ndarray:
         if not self.has_standard_error:
             return super().standard_errors(unit_weights)
-        return np.asarray(self._se_from_sums(matmul(unit_weights, self._se_stats)), dtype=float)
+        if self.se_by_sums:
+            return self.se_from_sums(matmul(unit_weights, self.se_stats))
+        return linearized_se(unit_weights, [self.linear_terms(unit_weights)], self.strata_units)
+
+    @property
+    def strata_units(self) -> tuple[np.ndarray, ...]:
+        """The units of each stratum of the design resampled."""
+        return self.design.strata_units
+
+    def linear_terms(self, unit_weights: np.ndarray) -> tuple[Any, np.ndarray]:
+        """The unit statistics and the metric's gradient at each replicate's sums.
+
+        What :func:`~booteval.metrics.linearize.linearized_se` needs to linearize this
+        metric alone or in a difference; only where ``gradient`` was given.
+        """
+        if self.gradient is None:
+            raise NotImplementedError(f"{type(self).__name__} has no gradient")
+        sums = matmul(unit_weights, self.unit_stats)
+        return self.unit_stats, np.asarray(self.gradient(sums), dtype=float)
 
 
 def row_sum(x: np.ndarray) -> np.ndarray:

@@ -23,6 +23,7 @@ from ..core.design import Design
 from ..core.errors import InvalidInputError
 from ..core.validation import as_label_array, check_label_pair, check_same_length
 from .base import Evaluator, Metric, SumEvaluator, row_sum, safe_divide
+from .linearize import confusion_gradient
 
 __all__ = [
     "F1",
@@ -44,6 +45,13 @@ _PARTS: dict[str, _Parts] = {
     "precision": lambda tp, pred, true: (tp, pred),
     "recall": lambda tp, pred, true: (tp, true),
     "f1": lambda tp, pred, true: (2 * tp, pred + true),
+}
+
+#: the same ratios as (alpha, beta_pred, beta_true): alpha tp / (beta_pred pred + beta_true true)
+_WEIGHTS: dict[str, tuple[float, float, float]] = {
+    "precision": (1.0, 1.0, 0.0),
+    "recall": (1.0, 0.0, 1.0),
+    "f1": (2.0, 1.0, 1.0),
 }
 
 
@@ -92,6 +100,11 @@ class _ConfusionMetric(_LabelMetric):
     def _from_confusion(self, cm: np.ndarray, ctx: dict[str, Any]) -> np.ndarray:
         raise NotImplementedError
 
+    def _gradient(self, cm: np.ndarray, ctx: dict[str, Any]) -> np.ndarray | None:
+        """The metric's gradient with respect to the flattened confusion counts, or
+        ``None`` where it has none (then no analytic standard error)."""
+        return None
+
     def _context(self, classes: np.ndarray, y_true: np.ndarray, y_pred: np.ndarray) -> dict:
         return {}
 
@@ -107,7 +120,13 @@ class _ConfusionMetric(_LabelMetric):
         def from_sums(sums: np.ndarray) -> np.ndarray:
             return self._from_confusion(np.asarray(sums).reshape(-1, k, k), ctx)
 
-        return SumEvaluator(onehot, design, from_sums, keys=t * k + p)
+        def gradient(sums: np.ndarray) -> np.ndarray:
+            return self._gradient(np.asarray(sums).reshape(-1, k, k), ctx)  # type: ignore[return-value]
+
+        has = type(self)._gradient is not _ConfusionMetric._gradient
+        return SumEvaluator(
+            onehot, design, from_sums, gradient=gradient if has else None, keys=t * k + p
+        )
 
 
 class Accuracy(_LabelMetric):
@@ -223,6 +242,12 @@ class _AveragedMetric(_ConfusionMetric):
         support = np.where(defined, true, 0.0)
         return safe_divide(
             row_sum(scores * support), support.sum(axis=1), np.nan if np.isnan(zd) else zd
+        )
+
+    def _gradient(self, cm: np.ndarray, ctx: dict[str, Any]) -> np.ndarray:
+        alpha, b_pred, b_true = _WEIGHTS[self.name]
+        return confusion_gradient(
+            cm, alpha, b_pred, b_true, self.average, self.zero_division, pos=ctx.get("pos")
         )
 
 

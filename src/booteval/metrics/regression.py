@@ -19,6 +19,7 @@ from ..core.codes import dense_codes
 from ..core.design import Design
 from ..core.validation import as_float_array, check_same_length
 from .base import Evaluator, Metric, SumEvaluator, safe_divide
+from .linearize import ratio_gradient
 
 __all__ = ["MAE", "MSE", "R2", "RMSE", "Mean", "ratio_evaluator"]
 
@@ -91,6 +92,7 @@ def ratio_evaluator(a: np.ndarray, b: np.ndarray | None, design: Design) -> Eval
         count=count,
         se_from_sums=_ratio_se,
         unit_extra=_ratio_extra,
+        gradient=ratio_gradient,
         keys=keys,
     )
 
