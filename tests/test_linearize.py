@@ -178,3 +178,70 @@ def test_paired_studentized_uses_the_linearized_standard_error():
     one = booteval.compare(y, a, b, n_inner=2, **kw)
     other = booteval.compare(y, a, b, n_inner=60, batch=50, **kw)
     assert (one.low, one.high, one.p_value) == (other.low, other.high, other.p_value)
+
+
+@pytest.mark.parametrize("smooth_method", ["exp", "floor", "add-k", "none"])
+@pytest.mark.parametrize("effective_order", [False, True])
+def test_bleu_gradient_matches_finite_differences(smooth_method, effective_order):
+    from booteval.metrics.text import bleu_from_stats, bleu_gradient
+
+    rng = np.random.default_rng(7)
+    kw = {"smooth_method": smooth_method, "effective_order": effective_order}
+    checked = 0
+    for _ in range(200):
+        hyp = int(rng.integers(5, 40))
+        ref = hyp + int(rng.integers(-5, 6))
+        total = np.array([max(hyp - j, 0) for j in range(4)], dtype=float)
+        correct = np.floor(total * rng.random(4) ** (np.arange(4) + 1))
+        if rng.random() < 0.2:
+            correct[3] = 0.0  # a smoothed order
+        s = np.r_[hyp, ref, correct, total].astype(float)[None, :]
+        g = bleu_gradient(s, **kw)
+        for j in range(10):
+            if s[0, j] == 0 or (j < 2 and hyp == ref):  # no derivative at 0 or at the kink
+                continue
+            e = np.zeros(10)
+            e[j] = 1e-6
+            num = (bleu_from_stats(s + e, **kw) - bleu_from_stats(s - e, **kw))[0] / 2e-6
+            assert g[0, j] == pytest.approx(num, abs=1e-6)
+            checked += 1
+    assert checked > 1000
+
+
+@pytest.mark.parametrize("clustered", [False, True])
+def test_bleu_standard_error_is_the_infinitesimal_jackknife(clustered):
+    from booteval.metrics.text import _CountEvaluator, bleu_from_stats, bleu_gradient
+
+    rng = np.random.default_rng(2)
+    n = 60
+    hyp = rng.integers(6, 25, n).astype(float)
+    ref = hyp + rng.integers(-3, 4, n)
+    total = np.column_stack([np.maximum(hyp - j, 0) for j in range(4)])
+    correct = np.floor(total * rng.random((n, 4)) ** np.arange(1, 5))
+    stats = np.column_stack([hyp, ref, correct, total])
+    clusters = np.repeat(np.arange(20), 3) if clustered else None
+    d = make_design(n, clusters=clusters)
+    ev = _CountEvaluator(stats, d, bleu_from_stats, bleu_gradient)
+    assert ev.has_standard_error
+
+    def values_at(w: np.ndarray) -> float:
+        return float(ev.replicates(w[None, :])[0])
+
+    w0 = d.original_weights()[0]
+    want = np.sqrt(_ij_variance(values_at, w0, list(d.strata_units)))
+    assert ev.standard_errors(w0[None, :])[0] == pytest.approx(want, rel=1e-4)
+    assert ev.with_design(d).has_standard_error
+
+
+def test_studentized_bleu_needs_no_nested_bootstrap():
+    pytest.importorskip("sacrebleu")
+    rng = np.random.default_rng(5)
+    words = [f"w{i}" for i in range(60)]
+    refs = [" ".join(rng.choice(words, 12)) for _ in range(80)]
+    hyps = [" ".join(t if rng.random() < 0.7 else "x" for t in r.split()) for r in refs]
+    kw = {"metric": "bleu", "method": "studentized", "n_resamples": 299, "seed": 1}
+    one = booteval.ci(refs, hyps, n_inner=2, **kw)
+    other = booteval.ci(refs, hyps, n_inner=40, batch=64, **kw)
+    assert (one.low, one.high) == (other.low, other.high)
+    spread = np.std(booteval.ci(refs, hyps, **(kw | {"method": "percentile"})).distribution)
+    assert one.standard_error == pytest.approx(spread, rel=0.2)

@@ -26,7 +26,7 @@ from ..core.design import Design
 from ..core.errors import InvalidInputError
 from .base import Evaluator, Metric, SumEvaluator
 
-__all__ = ["BLEU", "CHRF", "bleu_from_stats", "chrf_from_stats"]
+__all__ = ["BLEU", "CHRF", "bleu_from_stats", "bleu_gradient", "chrf_from_stats"]
 
 SMOOTH_METHODS = ("exp", "floor", "add-k", "none")
 # sacrebleu's defaults for smooth_value (BLEU.SMOOTH_DEFAULTS)
@@ -159,6 +159,71 @@ def bleu_from_stats(
     return np.where(any_correct, score, 0.0)
 
 
+def bleu_gradient(
+    sums: np.ndarray,
+    *,
+    max_ngram_order: int = 4,
+    smooth_method: str = "exp",
+    smooth_value: float | None = None,
+    effective_order: bool = False,
+) -> np.ndarray:
+    """The gradient of :func:`bleu_from_stats` with respect to the summed statistics.
+
+    BLEU is ``bp * exp(mean_j log p_j)``, so its gradient is BLEU times that of its
+    logarithm: ``1 / (N c_j)`` on the matches and ``-1 / (N t_j)`` on the totals of each
+    order ``j`` counted (``N`` of them), and, when the hypothesis is shorter than the
+    reference, ``r / h^2`` on the hypothesis length ``h`` and ``-1 / h`` on the reference
+    length ``r``. An order without matches takes its smoothed precision, whose matches
+    are held at 0 (only the total enters); a score of 0 has a zero gradient.
+
+    Examples
+    --------
+    >>> s = np.array([[18.0, 20.0, 12.0, 8.0, 5.0, 3.0, 18.0, 17.0, 16.0, 15.0]])
+    >>> g = bleu_gradient(s)
+    >>> e = np.zeros(10); e[2] = 1e-6
+    >>> bool(abs(g[0, 2] - (bleu_from_stats(s + e) - bleu_from_stats(s - e))[0] / 2e-6) < 1e-6)
+    True
+    """
+    s = np.asarray(sums, dtype=np.float64)
+    if s.ndim == 1:
+        s = s[None, :]
+    order = int(max_ngram_order)
+    if smooth_value is None:
+        smooth_value = _SMOOTH_DEFAULTS[smooth_method]
+    score = bleu_from_stats(
+        s, max_ngram_order=order, smooth_method=smooth_method, smooth_value=smooth_value,
+        effective_order=effective_order,
+    )  # fmt: skip
+    m = s.shape[0]
+    hyp, ref = s[:, 0], s[:, 1]
+    correct, total = s[:, 2 : 2 + order], s[:, 2 + order : 2 + 2 * order]
+    grad = np.zeros_like(s)
+    short = (hyp < ref) & (hyp > 0)
+    h = np.where(short, hyp, 1.0)
+    grad[:, 0] = np.where(short, ref / (h * h), 0.0)
+    grad[:, 1] = np.where(short, -1.0 / h, 0.0)
+    alive = np.ones(m, dtype=bool)
+    counted = np.zeros((m, order), dtype=bool)
+    for j in range(order):
+        add = float(smooth_value) if smooth_method == "add-k" and j > 0 else 0.0
+        c, t = correct[:, j] + add, total[:, j] + add
+        alive &= t != 0
+        counted[:, j] = alive
+        matched = alive & (c != 0)
+        grad[:, 2 + j] = np.where(matched, 1.0 / np.where(matched, c, 1.0), 0.0)
+        # a smoothed zero (exp, floor) still moves with its total; "none" is a constant
+        moves = matched | (alive & (smooth_method in ("exp", "floor")))
+        grad[:, 2 + order + j] = np.where(moves, -1.0 / np.where(alive, t, 1.0), 0.0)
+    if effective_order:
+        eff = np.maximum(counted.sum(axis=1), 1)
+    else:
+        eff = np.full(m, order)
+        # an order with no n-grams ends the product: every later order is 0 as well
+        grad[:, 2:] = np.where(np.tile(counted, 2), grad[:, 2:], 0.0)
+    grad[:, 2:] /= eff[:, None]
+    return grad * score[:, None]
+
+
 def chrf_from_stats(
     sums: np.ndarray, *, beta: float = 2, eps_smoothing: bool = False
 ) -> np.ndarray:
@@ -228,14 +293,16 @@ class _CountEvaluator(SumEvaluator):
     same bits. Weights whose first row is not integral use the fixed-order path.
     """
 
-    def __init__(self, stats: np.ndarray, design: Design, from_sums: Any) -> None:
-        super().__init__(stats, design, from_sums)
+    def __init__(
+        self, stats: np.ndarray, design: Design, from_sums: Any, gradient: Any = None
+    ) -> None:
+        super().__init__(stats, design, from_sums, gradient=gradient)
         s = np.asarray(self.unit_stats)
         bound = float(design.n_units) * float(np.abs(s).sum(axis=0).max(initial=0.0))
         self._exact = bool(np.array_equal(s, np.rint(s))) and bound < 2.0**53
 
     def with_design(self, design: Design) -> _CountEvaluator:
-        return _CountEvaluator(self._args["stats"], design, self.from_sums)
+        return _CountEvaluator(self._args["stats"], design, self.from_sums, self.gradient)
 
     def replicates(self, unit_weights: np.ndarray) -> np.ndarray:
         w = np.asarray(unit_weights, dtype=np.float64)
@@ -376,8 +443,13 @@ class _TextMetric(Metric):
         self._stats_cache = (refs, hyps, stats)
         return stats
 
+    def _gradient(self, sums: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
     def bind(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
-        return _CountEvaluator(self.statistics(arrays), design, self._from_sums)
+        own = type(self)._gradient is not _TextMetric._gradient
+        gradient = self._gradient if own else None
+        return _CountEvaluator(self.statistics(arrays), design, self._from_sums, gradient)
 
 
 class BLEU(_TextMetric):
@@ -472,6 +544,12 @@ class BLEU(_TextMetric):
 
     def _from_sums(self, sums: np.ndarray) -> np.ndarray:
         return bleu_from_stats(
+            sums, max_ngram_order=self.max_ngram_order, smooth_method=self.smooth_method,
+            smooth_value=self.smooth_value, effective_order=self.effective_order,
+        )  # fmt: skip
+
+    def _gradient(self, sums: np.ndarray) -> np.ndarray:
+        return bleu_gradient(
             sums, max_ngram_order=self.max_ngram_order, smooth_method=self.smooth_method,
             smooth_value=self.smooth_value, effective_order=self.effective_order,
         )  # fmt: skip
