@@ -758,6 +758,9 @@ def methods_for(cell: Cell) -> tuple[str, ...]:
     if cell.n_clusters is not None:
         # what the default picks for clustered proportions (from the studentized run)
         out.append("studentized-symmetric")
+    if cell.metric not in ANALYTIC_SE and not isinstance(spec, AccuracySpec | PairedAccuracySpec):
+        if cell.n > NESTED_MAX_N:  # a nested bootstrap: too costly here, and never the default
+            out = [m for m in out if m not in ("studentized", "studentized-symmetric")]
     if cell.design == "iid":
         out += spec.analytic_iid
     elif cell.n_clusters is not None:
@@ -1499,6 +1502,12 @@ AUTO_FAMILY = {
     "kendall": "other",
     "bleu": "other",
 }
+#: metrics without an analytic standard error run their studentized interval (a nested
+#: bootstrap, 50 inner resamples per replicate: about 28 CPU hours a cell at n = 10,000)
+#: only up to this n; ``method="auto"`` never picks it for them
+NESTED_MAX_N = 50
+#: the metrics of the grid with an analytic standard error (``Case.analytic_se``)
+ANALYTIC_SE = {"lognormal_mean", "f1", "macro_f1", "pearson", "roc_auc", "bleu"}
 
 
 def derived_auto(metric: str, rows: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
@@ -1512,7 +1521,10 @@ def derived_auto(metric: str, rows: dict[str, dict[str, Any]]) -> dict[str, Any]
     if family is None or "auto" in rows:
         return None
     g = any_r.get("n_clusters")
-    case = Case(family, clustered=g is not None, n=int(any_r["n"]), n_clusters=g)
+    case = Case(
+        family, clustered=g is not None, n=int(any_r["n"]), n_clusters=g,
+        analytic_se=metric in ANALYTIC_SE,
+    )  # fmt: skip
     chosen = rows.get(choose(case).method)
     if chosen is None:
         return None

@@ -116,7 +116,11 @@ def test_rule_rows_in_order():
         Case("f1", False, 20): "bca",
         Case("pearson", False, 20): "studentized",
         Case("pearson", False, 200): "bca",
-        Case("other", True, 500, 40): "bca",
+        Case("other", True, 500, 40): "studentized",  # e.g. ROC-AUC: DeLong's SE
+        Case("f1", True, 200, 10): "studentized",
+        Case("pearson", True, 1000, 5): "studentized",
+        Case("other", True, 500, 40, analytic_se=False): "bca",  # e.g. Kendall: nested
+        Case("other", False, 500): "bca",
     }
     for case, method in cases.items():
         assert choose(case).method == method, case
@@ -132,8 +136,16 @@ def test_rule_rows_in_order():
         (([0, 1, 1, 0, 1] * 20, [0, 1, 0, 0, 1] * 20), {"metric": "f1"}, "percentile"),
         ((np.arange(30.0), np.arange(30.0) ** 1.5), {"metric": "pearson"}, "studentized"),
         ((np.linspace(0, 1, 40),), {"metric": np.median}, "bca"),  # a callable: BCa
+        # clustered, with an analytic standard error: the studentized interval
+        (([0, 1, 1, 0, 1] * 8, [0.1, 0.8, 0.3, 0.2, 0.9] * 8),
+         {"metric": "roc_auc", "clusters": np.repeat(np.arange(10), 4)}, "studentized"),
+        (([0, 1, 1, 0, 1] * 8, [0, 1, 0, 0, 1] * 8),
+         {"metric": "f1", "clusters": np.repeat(np.arange(10), 4)}, "studentized"),
+        # ... and BCa where the studentized interval would need a nested bootstrap
+        ((np.arange(40.0), np.arange(40.0) % 7),
+         {"metric": "kendall", "clusters": np.repeat(np.arange(10), 4)}, "bca"),
     ],
-)
+)  # fmt: skip
 def test_ci_reports_the_choice_and_why(data, kwargs, method):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

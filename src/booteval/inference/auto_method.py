@@ -79,6 +79,9 @@ class Case:
         The studentized interval is available (the multinomial design).
     closed_form : bool
         A closed-form interval may stand in (no ``transform`` was asked for).
+    analytic_se : bool
+        The metric has an analytic standard error of every replicate (delta method,
+        DeLong), so a studentized interval costs no nested bootstrap.
     """
 
     family: str
@@ -88,6 +91,7 @@ class Case:
     minority: int | None = None
     studentized: bool = True
     closed_form: bool = True
+    analytic_se: bool = True
 
 
 @dataclass(frozen=True)
@@ -123,6 +127,10 @@ def _near_boundary(case: Case) -> bool:
     return m is not None and m < NEAR_BOUNDARY and m <= NEAR_BOUNDARY_SHARE * case.n
 
 
+def _cheap_studentized(case: Case) -> bool:
+    return case.analytic_se
+
+
 def _very_few_clusters(case: Case) -> bool:
     return case.n_clusters is not None and case.n_clusters < VERY_FEW_CLUSTERS and case.n < FEW_ROWS
 
@@ -147,6 +155,10 @@ RULES: tuple[Rule, ...] = (
     Rule("mean", "clustered", "any number of clusters", "studentized",
          "mean of a skewed score, n = 1,000, 50 clusters: studentized 91.4 %, BCa 87.8 %",
          _always),
+    Rule("any", "clustered", "with an analytic standard error", "studentized",
+         "F1, n = 200, 10 clusters: studentized 94.8 %, BCa 89.2 %; ROC-AUC, n = 20, 5 "
+         "clusters: 91.0 %, 78.2 %; Pearson, n = 1,000, 50 clusters: 92.2 %, 89.0 %",
+         _cheap_studentized),
     Rule("proportion", "independent", "any n", "jeffreys",
          "accuracy p = 0.9, n = 20: Jeffreys 95.7 % (exact), BCa 87.9 %; p = 0.95, n = 200: "
          "Jeffreys 95.0 %, Wilson 96.7 % (exact), BCa 97.8 %", _always),
@@ -201,7 +213,7 @@ def outcomes(m: Metric, arrays: tuple[np.ndarray, ...]) -> np.ndarray | None:
 
 def case_of(
     m: Metric, arrays: tuple[np.ndarray, ...], design: Any, *, studentized: bool = True,
-    closed_form: bool = True,
+    closed_form: bool = True, analytic_se: bool = True,
 ) -> Case:  # fmt: skip
     """The :class:`Case` of a metric on data under a resampling plan (``make_design``)."""
     kind = family(m, arrays)
@@ -212,7 +224,7 @@ def case_of(
     return Case(
         family=kind, clustered=bool(design.clustered), n=int(design.n_rows),
         n_clusters=design.n_clusters if design.clustered else None, minority=minority,
-        studentized=studentized, closed_form=closed_form,
+        studentized=studentized, closed_form=closed_form, analytic_se=analytic_se,
     )  # fmt: skip
 
 

@@ -144,15 +144,18 @@ def ci(
         ``"auto"`` (default), ``"bca"``, ``"percentile"``, ``"basic"``, ``"normal"``,
         ``"studentized"`` or ``"studentized-symmetric"`` (see :mod:`booteval.intervals`
         for the exact conventions). The studentized methods use the metric's analytic
-        standard error where it has one (means, proportions, mean losses, Pearson,
-        ROC-AUC) and a nested bootstrap of ``n_inner`` resamples per replicate
+        standard error where it has one (means, proportions, mean losses, precision,
+        recall, F1, Pearson, BLEU, ROC-AUC) and a nested bootstrap of ``n_inner``
+        resamples per replicate
         otherwise; the symmetric one takes one quantile of ``|t*|`` for both sides. ``"auto"``
         (default) takes the method that the coverage atlas (``docs/coverage.md``)
         shows best calibrated for the metric, the design, ``n``, the number of
         clusters and, for a proportion, its distance from 0 or 1: the table
         ``booteval.inference.auto_method.RULES``. It may be a closed form for a
         proportion (``"jeffreys"`` on independent rows, ``"clustered-wilson"``
-        near 0 or 1 under clusters, ``"cr2"`` with fewer than 10 clusters and 100 rows); the
+        near 0 or 1 under clusters, ``"cr2"`` with fewer than 10 clusters and 100 rows),
+        and with clusters it is ``"studentized"`` for a metric with an analytic standard
+        error; the
         bootstrap still runs (percentile) so ``result.with_method`` and
         ``result.distribution`` work. ``result.method`` is the method chosen and
         ``result.notes`` says why.
@@ -286,7 +289,10 @@ def ci(
     tr = resolve_transform(transform, evaluator.count)
     case = rule = None
     if auto:
-        case = case_of(m, arrays, plan, studentized=design == "multinomial", closed_form=tr is None)
+        case = case_of(
+            m, arrays, plan, studentized=design == "multinomial", closed_form=tr is None,
+            analytic_se=evaluator.has_standard_error,
+        )  # fmt: skip
         rule = choose(case)
         run_method = "percentile" if rule.method in CLOSED_FORMS else rule.method
         opts = replace(opts, method=run_method)
