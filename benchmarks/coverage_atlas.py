@@ -755,8 +755,8 @@ def methods_for(cell: Cell) -> tuple[str, ...]:
     out = list(BOOT_METHODS)
     if spec.logit:
         out.append("studentized-logit")
-    if cell.n_clusters is not None:
-        # what the default picks for clustered proportions (from the studentized run)
+    if cell.n_clusters is not None and not spec.paired:
+        # what the default picks with few clusters (from the studentized run)
         out.append("studentized-symmetric")
     if cell.metric not in ANALYTIC_SE and not isinstance(spec, AccuracySpec | PairedAccuracySpec):
         if cell.n > NESTED_MAX_N:  # a nested bootstrap: too costly here, and never the default
@@ -1523,7 +1523,7 @@ def derived_auto(metric: str, rows: dict[str, dict[str, Any]]) -> dict[str, Any]
     g = any_r.get("n_clusters")
     case = Case(
         family, clustered=g is not None, n=int(any_r["n"]), n_clusters=g,
-        analytic_se=metric in ANALYTIC_SE,
+        analytic_se=metric in ANALYTIC_SE, stratified=any_r.get("design") == "stratified",
     )  # fmt: skip
     chosen = rows.get(choose(case).method)
     if chosen is None:

@@ -109,7 +109,8 @@ def test_rule_rows_in_order():
         Case("proportion", True, 1000, 8, minority=400): "studentized-symmetric",
         Case("proportion", True, 1000, 50, minority=400): "studentized-symmetric",
         Case("proportion", True, 1000, 50, minority=400, studentized=False): "bca",
-        Case("mean", True, 1000, 5): "studentized",
+        Case("mean", True, 1000, 5): "studentized-symmetric",
+        Case("mean", True, 1000, 50): "studentized",
         Case("mean", False, 20): "studentized",
         Case("mean", False, 8): "bca",
         Case("f1", False, 50): "percentile",
@@ -117,8 +118,10 @@ def test_rule_rows_in_order():
         Case("pearson", False, 20): "studentized",
         Case("pearson", False, 200): "bca",
         Case("other", True, 500, 40): "studentized",  # e.g. ROC-AUC: DeLong's SE
-        Case("f1", True, 200, 10): "studentized",
-        Case("pearson", True, 1000, 5): "studentized",
+        Case("f1", True, 200, 10): "studentized-symmetric",
+        Case("pearson", True, 1000, 5): "studentized-symmetric",
+        Case("mean", True, 1000, 29): "studentized-symmetric",
+        Case("f1", False, 200, stratified=True): "bca",
         Case("other", True, 500, 40, analytic_se=False): "bca",  # e.g. Kendall: nested
         Case("other", False, 500): "bca",
     }
@@ -138,9 +141,12 @@ def test_rule_rows_in_order():
         ((np.linspace(0, 1, 40),), {"metric": np.median}, "bca"),  # a callable: BCa
         # clustered, with an analytic standard error: the studentized interval
         (([0, 1, 1, 0, 1] * 8, [0.1, 0.8, 0.3, 0.2, 0.9] * 8),
-         {"metric": "roc_auc", "clusters": np.repeat(np.arange(10), 4)}, "studentized"),
+         {"metric": "roc_auc", "clusters": np.repeat(np.arange(10), 4)},
+         "studentized-symmetric"),
+        (([0, 1, 1, 0, 1] * 20, [0.1, 0.8, 0.3, 0.2, 0.9] * 20),
+         {"metric": "roc_auc", "clusters": np.repeat(np.arange(50), 2)}, "studentized"),
         (([0, 1, 1, 0, 1] * 8, [0, 1, 0, 0, 1] * 8),
-         {"metric": "f1", "clusters": np.repeat(np.arange(10), 4)}, "studentized"),
+         {"metric": "f1", "clusters": np.repeat(np.arange(10), 4)}, "studentized-symmetric"),
         # ... and BCa where the studentized interval would need a nested bootstrap
         ((np.arange(40.0), np.arange(40.0) % 7),
          {"metric": "kendall", "clusters": np.repeat(np.arange(10), 4)}, "bca"),
