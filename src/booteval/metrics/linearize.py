@@ -153,8 +153,8 @@ def confusion_gradient(
     # each class's own gradient: alpha/den on its diagonal cell, -r beta_pred/den down its
     # predicted column, -r beta_true/den along its true row (0 for an empty denominator)
     diag = np.where(has, alpha / d, 0.0)
-    col = np.where(has, -np.where(has, r, 0.0) * beta_pred / d, 0.0)
-    row = np.where(has, -np.where(has, r, 0.0) * beta_true / d, 0.0)
+    slope = np.where(has, -r / d, 0.0)
+    col, row = slope * beta_pred, slope * beta_true
     if average == "binary":
         lam = np.zeros((m, k))
         lam[:, pos] = 1.0

@@ -75,6 +75,19 @@ def _segment_statistics(scorer: Any, hypotheses: list[str]) -> np.ndarray:
     return np.asarray(stats, dtype=np.float64).reshape(len(hypotheses), -1)
 
 
+def _bleu_input(
+    sums: np.ndarray, max_ngram_order: int, smooth_method: str, smooth_value: float | None
+) -> tuple[np.ndarray, int, float | None]:
+    """The statistics as an ``(m, k)`` float array, the order, and the smoothing value
+    (sacrebleu's default for the method where none is given)."""
+    s = np.asarray(sums, dtype=np.float64)
+    if s.ndim == 1:
+        s = s[None, :]
+    if smooth_value is None:
+        smooth_value = _SMOOTH_DEFAULTS[smooth_method]
+    return s, int(max_ngram_order), smooth_value
+
+
 def bleu_from_stats(
     sums: np.ndarray,
     *,
@@ -115,12 +128,7 @@ def bleu_from_stats(
     >>> bleu_from_stats([[3, 4, 3, 2, 1, 0, 3, 2, 1, 0]], effective_order=True).round(4).tolist()
     [71.6531]
     """
-    s = np.asarray(sums, dtype=np.float64)
-    if s.ndim == 1:
-        s = s[None, :]
-    order = int(max_ngram_order)
-    if smooth_value is None:
-        smooth_value = _SMOOTH_DEFAULTS[smooth_method]
+    s, order, smooth_value = _bleu_input(sums, max_ngram_order, smooth_method, smooth_value)
     sys_len, ref_len = s[:, 0], s[:, 1]
     correct, total = s[:, 2 : 2 + order], s[:, 2 + order : 2 + 2 * order]
     m = s.shape[0]
@@ -184,12 +192,7 @@ def bleu_gradient(
     >>> bool(abs(g[0, 2] - (bleu_from_stats(s + e) - bleu_from_stats(s - e))[0] / 2e-6) < 1e-6)
     True
     """
-    s = np.asarray(sums, dtype=np.float64)
-    if s.ndim == 1:
-        s = s[None, :]
-    order = int(max_ngram_order)
-    if smooth_value is None:
-        smooth_value = _SMOOTH_DEFAULTS[smooth_method]
+    s, order, smooth_value = _bleu_input(sums, max_ngram_order, smooth_method, smooth_value)
     score = bleu_from_stats(
         s, max_ngram_order=order, smooth_method=smooth_method, smooth_value=smooth_value,
         effective_order=effective_order,
@@ -542,17 +545,19 @@ class BLEU(_TextMetric):
         self._scorer()  # an unknown tokenizer fails here, before any resampling
         return out
 
+    @property
+    def _options(self) -> dict[str, Any]:
+        """The keyword arguments of :func:`bleu_from_stats` and :func:`bleu_gradient`."""
+        return {
+            "max_ngram_order": self.max_ngram_order, "smooth_method": self.smooth_method,
+            "smooth_value": self.smooth_value, "effective_order": self.effective_order,
+        }  # fmt: skip
+
     def _from_sums(self, sums: np.ndarray) -> np.ndarray:
-        return bleu_from_stats(
-            sums, max_ngram_order=self.max_ngram_order, smooth_method=self.smooth_method,
-            smooth_value=self.smooth_value, effective_order=self.effective_order,
-        )  # fmt: skip
+        return bleu_from_stats(sums, **self._options)
 
     def _gradient(self, sums: np.ndarray) -> np.ndarray:
-        return bleu_gradient(
-            sums, max_ngram_order=self.max_ngram_order, smooth_method=self.smooth_method,
-            smooth_value=self.smooth_value, effective_order=self.effective_order,
-        )  # fmt: skip
+        return bleu_gradient(sums, **self._options)
 
 
 class CHRF(_TextMetric):
