@@ -91,6 +91,7 @@ METHOD_ORDER: tuple[str, ...] = (
     "wilson",
     "jeffreys",
     "clopper-pearson",
+    "newcombe",
     "clustered-wilson",
     "delong",
     "fisher-z",
@@ -755,7 +756,7 @@ def methods_for(cell: Cell) -> tuple[str, ...]:
     out = list(BOOT_METHODS)
     if spec.logit:
         out.append("studentized-logit")
-    if cell.n_clusters is not None and not spec.paired:
+    if cell.n_clusters is not None:
         # what the default picks with few clusters (from the studentized run)
         out.append("studentized-symmetric")
     if cell.metric not in ANALYTIC_SE and not isinstance(spec, AccuracySpec | PairedAccuracySpec):
@@ -765,9 +766,11 @@ def methods_for(cell: Cell) -> tuple[str, ...]:
         out += spec.analytic_iid
     elif cell.n_clusters is not None:
         out += spec.analytic_clustered
-    if isinstance(spec, AccuracySpec):
-        # booteval.ci's default, run as such; for other metrics the rule does not look at
-        # the data, so the page reads its column off the method it picks (derived_auto)
+    if spec.paired and cell.n_clusters is None:
+        out.append("newcombe")
+    if isinstance(spec, AccuracySpec | PairedAccuracySpec):
+        # booteval.ci's (compare's) default, run as such; for other metrics the rule does not
+        # look at the data, so the page reads its column off the method it picks (derived_auto)
         out.append("auto")
     return tuple(m for m in METHOD_ORDER if m in out)
 
@@ -910,6 +913,8 @@ def dataset_intervals(
     if "studentized" in wanted:
         if spec.paired:
             attempt(["studentized"], lambda: booteval.compare(*data.arrays, **common))
+            sym = {**common, "method": "studentized-symmetric"}
+            attempt(["studentized-symmetric"], lambda: booteval.compare(*data.arrays, **sym))
         else:
             kw = {"metric_kwargs": spec.kwargs or None}
             t0 = time.perf_counter()
@@ -926,7 +931,12 @@ def dataset_intervals(
             ["studentized-logit"],
             lambda: booteval.ci(*data.arrays, **common, transform="logit"),
         )
-    if "auto" in wanted:
+    if "auto" in wanted and spec.paired:
+        attempt(
+            ["auto"],
+            lambda: booteval.compare(*data.arrays, metric=spec.metric, **run, **design),
+        )
+    elif "auto" in wanted:
         kw = {"metric_kwargs": spec.kwargs or None, "n_inner": n_inner}
         attempt(
             ["auto"],
@@ -942,6 +952,12 @@ def dataset_intervals(
             lambda: booteval.clopper_pearson_interval(k, n, confidence_level=level),
         )
         attempt(["jeffreys"], lambda: booteval.jeffreys_interval(k, n, confidence_level=level))
+    if "newcombe" in wanted:
+        y, pred_a, pred_b = data.arrays
+        attempt(
+            ["newcombe"],
+            lambda: booteval.newcombe_interval(pred_a == y, pred_b == y, confidence_level=level),
+        )
     if "delong" in wanted:
         attempt(["delong"], lambda: booteval.delong_interval(*data.arrays, confidence_level=level))
     if "fisher-z" in wanted:

@@ -161,4 +161,9 @@ def test_the_readme_example_gives_what_the_readme_prints():
     clustered = booteval.ci(df["Meta-Llama-3-70B"], clusters=df["src"], seed=0)
     assert f"# '{iid}'" in readme
     assert f"# mean: {clustered.format(scale=100, digits=2)}" in readme
+    diff = booteval.compare(
+        df["Qwen1.5-110B"], df["Meta-Llama-3-70B"], names=("Qwen1.5-110B", "Meta-Llama-3-70B"),
+        clusters=df["src"], seed=0,
+    )  # fmt: skip
+    assert f"# {diff.summary(scale=100, digits=2)}" in readme
     assert "../shared/data" not in readme  # runs from a plain install

@@ -247,11 +247,11 @@ def test_row_tier_with_clusters_gives_the_in_memory_bca_jackknife():
     m = booteval.ci(SCORE, seed=1, n_resamples=300, clusters=USERS, method="bca")
     assert r.details["acceleration"] == pytest.approx(m.details["acceleration"], rel=1e-9)
     assert r.method == "bca" and r.with_method("percentile").method == "percentile"
-    # compare defaults to BCa: the difference's jackknife is B's minus A's, per cluster
+    # compare's BCa: the difference's jackknife is B's minus A's, per cluster
     other = TABLE.assign(s2=SCORE + RNG.normal(0.1, 0.5, N))
-    c = booteval.compare(other, scores=["score", "s2"], **kw)
+    c = booteval.compare(other, scores=["score", "s2"], method="bca", **kw)
     cm = booteval.compare(SCORE, other["s2"].to_numpy(), clusters=USERS, seed=1,
-                          n_resamples=300)  # fmt: skip
+                          n_resamples=300, method="bca")  # fmt: skip
     assert c.method == "bca"
     assert c.details["acceleration"] == pytest.approx(cm.details["acceleration"], rel=1e-9)
     # without clusters, or where the run kept no jackknife, BCa is refused with the reason

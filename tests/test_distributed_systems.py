@@ -63,7 +63,10 @@ def test_row_tier_systems_share_each_units_weights_exactly():
     assert np.array_equal(r.distribution_b, b.distribution)
     assert r.interval_a == (a.low, a.high)
     with pytest.raises(InvalidInputError, match=r"`method`.*'percentile', 'basic', 'normal'"):
-        booteval.compare(TABLE, scores=["score_a", "score_b"])  # BCa, the default
+        booteval.compare(TABLE, scores=["score_a", "score_b"], method="bca")  # no clusters
+    # the default, "auto", takes the table's own rule, as ci does
+    d = booteval.compare(TABLE, scores=["score_a", "score_b"], seed=4, n_resamples=300)
+    assert d.method == "percentile" and any("method='auto'" in x for x in d.notes)
 
 
 def test_leaderboard_on_a_table_ranks_the_systems():

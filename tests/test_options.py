@@ -137,6 +137,7 @@ NOT_TAKEN = {
 #: defaults that differ from SHARED because the statistics ask for it (the docstring says why)
 OWN_DEFAULTS = {
     ("ci", "method"): "auto",  # the coverage atlas's best calibrated method for the case
+    ("compare", "method"): "auto",
     ("bootstrap_training", "n_resamples"): 200,  # every replicate refits the model
     ("bootstrap_training", "method"): "percentile",  # a BCa jackknife would refit n times
     ("threshold_ci", "n_resamples"): 2_000,  # every replicate refits the threshold

@@ -33,7 +33,9 @@ def _many(fn):
     "call",
     [
         lambda: booteval.ci(CONSTANT, method="bca", n_resamples=200, seed=1, workers=1),
-        lambda: booteval.compare(CONSTANT, CONSTANT, n_resamples=200, seed=1, workers=1),
+        lambda: booteval.compare(
+            CONSTANT, CONSTANT, method="bca", n_resamples=200, seed=1, workers=1
+        ),
     ],
     ids=["ci", "compare"],
 )

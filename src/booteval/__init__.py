@@ -55,6 +55,7 @@ from .inference.leaderboard import (
     adjust_p_values,
     leaderboard,
 )
+from .inference.paired_proportions import newcombe_interval
 from .inference.power import (
     PowerAnalysis,
     minimum_detectable_effect,
@@ -216,6 +217,7 @@ __all__ = [
     "multiplier_support",
     "nested_ci",
     "nested_cv_interval",
+    "newcombe_interval",
     "no_information_error",
     "oob_ensemble_extrapolation",
     "paired_t_test",

@@ -179,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     boot = _bootstrap_parent(tuple(METHODS))
 
-    # ci: method "auto" (the coverage atlas's choice) is ci's own default
+    # ci and compare: method "auto" (the coverage atlas's choice) is their own default
     ci_boot = _bootstrap_parent(("auto", *METHODS), "auto")
     p = _data_command(
         sub, "ci", ci_boot, help="metrics with confidence intervals for one or more systems",
@@ -202,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     # compare
     p = _data_command(
-        sub, "compare", boot, help="paired comparison of two systems on the same rows",
+        sub, "compare", ci_boot, help="paired comparison of two systems on the same rows",
         description="The paired difference B - A of a metric between two systems scored on the "
         "same rows,\nwith its bootstrap interval and a p-value (both systems share every "
         "resample).\n\nWide files: --a COL --b COL (or two --y-pred / two --score columns).\n"

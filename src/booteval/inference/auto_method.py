@@ -11,7 +11,8 @@ default of booteval 0.1 and of ``scipy.stats.bootstrap``.
 Every method is the one of that name elsewhere in booteval: a bootstrap interval of
 :func:`booteval.ci`, or a closed form (:func:`booteval.jeffreys_interval`,
 :func:`booteval.clustered_wilson_interval`, :func:`booteval.cluster_robust_interval`
-with CR2).
+with CR2), or for :func:`booteval.compare`'s paired difference of two proportions
+Newcombe's score interval (:func:`booteval.newcombe_interval`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ..metrics.correlation import Pearson
 from ..metrics.regression import MAE, MSE, Mean
 from .analytic import AnalyticInterval, jeffreys_interval
 from .few_clusters import cluster_robust_interval, clustered_wilson_interval
+from .paired_proportions import paired_counts
 
 __all__ = [
     "CLOSED_FORMS",
@@ -42,13 +44,15 @@ __all__ = [
     "closed_form",
     "family",
     "outcomes",
+    "paired_case_of",
     "reason",
 ]
 
 #: the closed-form methods ``method="auto"`` may choose (all others are bootstrap methods)
-CLOSED_FORMS: tuple[str, ...] = ("jeffreys", "clustered-wilson", "cr2")
+CLOSED_FORMS: tuple[str, ...] = ("jeffreys", "clustered-wilson", "cr2", "newcombe")
 #: a clustered proportion is "near 0 or 1" with fewer rows than this in its rarer outcome,
-#: and at most this share of the rows
+#: and at most this share of the rows; a paired difference of proportions takes Newcombe's
+#: interval with fewer discordant rows than this
 NEAR_BOUNDARY = 30
 NEAR_BOUNDARY_SHARE = 0.3
 #: fewer clusters than this, and fewer rows than :data:`FEW_ROWS`: the CR2 interval rather
@@ -68,7 +72,8 @@ class Case:
     family : str
         ``"proportion"`` (accuracy, error rate, the mean of 0/1 scores), ``"mean"`` (the
         mean of other scores, MAE, MSE, log loss, Brier), ``"f1"``, ``"pearson"`` or
-        ``"other"``.
+        ``"other"``; for :func:`booteval.compare`'s paired difference
+        ``"proportion-difference"`` (of two proportions) or ``"difference"``.
     clustered : bool
         Whole clusters are resampled.
     n : int
@@ -86,6 +91,8 @@ class Case:
     analytic_se : bool
         The metric has an analytic standard error of every replicate (delta method,
         DeLong), so a studentized interval costs no nested bootstrap.
+    discordant : int or None
+        For a paired difference of proportions, the rows where exactly one system is right.
     """
 
     family: str
@@ -97,6 +104,7 @@ class Case:
     closed_form: bool = True
     analytic_se: bool = True
     stratified: bool = False
+    discordant: int | None = None
 
 
 @dataclass(frozen=True)
@@ -130,6 +138,10 @@ def _always(case: Case) -> bool:
 def _near_boundary(case: Case) -> bool:
     m = case.minority
     return m is not None and m < NEAR_BOUNDARY and m <= NEAR_BOUNDARY_SHARE * case.n
+
+
+def _few_discordant(case: Case) -> bool:
+    return case.discordant is not None and case.discordant < NEAR_BOUNDARY
 
 
 def _cheap_studentized(case: Case) -> bool:
@@ -185,6 +197,11 @@ RULES: tuple[Rule, ...] = (
          "F1, n = 50: percentile 94.6 %, BCa 97.4 %; macro-F1, n = 50: 94.8 %, 96.7 % (with "
          "strata, F1 n = 50: percentile 91.2 %, BCa 94.6 %)",
          lambda case: case.n >= 50 and not case.stratified),
+    Rule("proportion-difference", "independent",
+         f"fewer than {NEAR_BOUNDARY} discordant rows", "newcombe",
+         "paired difference of accuracies, n = 20 (about 2.5 discordant rows): Newcombe "
+         "99.0 % (exact), basic 89.7 %, BCa 70.1 %; n = 50: 96.7 % (exact), 94.5 %, 91.0 %; "
+         "n = 200: 95.4 % (exact), 94.9 %, 93.5 %", _few_discordant),
     Rule("pearson", "independent", "n < 50", "studentized",
          "Pearson, n = 20: studentized 95.8 %, BCa 92.5 %", lambda case: case.n < 50),
     Rule("any", "any", "otherwise", "bca",
@@ -246,6 +263,24 @@ def case_of(
     )  # fmt: skip
 
 
+def paired_case_of(
+    m: Metric, arrays_a: tuple[np.ndarray, ...], arrays_b: tuple[np.ndarray, ...], design: Any,
+    *, studentized: bool = True, analytic_se: bool = True,
+) -> Case:  # fmt: skip
+    """The :class:`Case` of :func:`booteval.compare`'s difference ``B - A`` of a metric."""
+    y_a, y_b = outcomes(m, arrays_a), outcomes(m, arrays_b)
+    discordant = None
+    if y_a is not None and y_b is not None:
+        _, only_a, only_b, _ = paired_counts(y_a, y_b)
+        discordant = only_a + only_b
+    return Case(
+        family="difference" if discordant is None else "proportion-difference",
+        clustered=bool(design.clustered), n=int(design.n_rows),
+        n_clusters=design.n_clusters if design.clustered else None, studentized=studentized,
+        analytic_se=analytic_se, stratified=design.n_strata > 1, discordant=discordant,
+    )  # fmt: skip
+
+
 def choose(case: Case) -> Rule:
     """The first row of :data:`RULES` that holds for ``case``.
 
@@ -270,12 +305,19 @@ def reason(rule: Rule, case: Case) -> str:
         "f1": "F1",
         "pearson": "a Pearson correlation",
         "other": "this metric",
+        "proportion-difference": "a paired difference of proportions",
+        "difference": "a paired difference",
     }[case.family]
     where = "" if rule.condition.startswith(("otherwise", "any")) else f", {rule.condition}"
     if case.family == "proportion" and not case.closed_form:
         where += ", a transform asked for (no closed form)"
+    rows = (
+        f"{case.n} rows"
+        if case.discordant is None
+        else f"{case.n} rows, {case.discordant} discordant"
+    )
     return (
-        f"method='auto' chose {rule.method!r} for {what} on {design} ({case.n} rows{where}); "
+        f"method='auto' chose {rule.method!r} for {what} on {design} ({rows}{where}); "
         f"coverage atlas: {rule.evidence.split('; ')[0]}"
     )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -18,7 +18,7 @@ from ..core.engine import (
     run_replicates,
     screen_undefined,
 )
-from ..core.errors import InvalidInputError, collect_warnings, warn
+from ..core.errors import DegenerateIntervalWarning, InvalidInputError, collect_warnings, warn
 from ..core.format import format_triplet
 from ..core.intervals import STUDENTIZED, compute_interval
 from ..core.options import entry_point
@@ -31,6 +31,8 @@ from ..metrics.base import Evaluator, deferred_compression
 from ..metrics.linearize import linearized_se
 from ..metrics.registry import resolve_metric
 from ..results import PairedDifference, freeze, with_notes
+from .auto_method import CLOSED_FORMS, choose, outcomes, paired_case_of, reason
+from .paired_proportions import newcombe_interval, newcombe_p_value, paired_counts
 
 __all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]
 
@@ -52,7 +54,9 @@ class ComparisonResult(PairedDifference):
         For the null hypothesis of no difference, against ``alternative``
         (``"greater"``: B's metric is larger than A's).
     test : str
-        What produced the p-value (``"bootstrap"`` inverts the interval method).
+        What produced the p-value: ``"bootstrap"`` inverts the (bootstrap) interval method,
+        ``"newcombe"`` inverts Newcombe's interval (``method="auto"`` chose it), the others
+        are the classical tests of ``compare``'s ``test``.
     standard_error : float
         Standard deviation of the bootstrap differences.
     excludes_zero : bool
@@ -261,18 +265,18 @@ def bootstrap_p_value(
 
 def _bind_pair(
     m: Metric, data: tuple[Any, ...], names: tuple[str, str], design_of: Callable[[int], Design]
-) -> tuple[StackedEvaluator, Design, int]:
+) -> tuple[StackedEvaluator, Design, tuple[tuple[np.ndarray, ...], ...]]:
     arr_a, arr_b, n_a = paired_arrays(m, data, *names)
     design = design_of(n_a)
     with deferred_compression():  # the pair is compressed jointly, once
         bound = [m.bind(arr_a, design), m.bind(arr_b, design)]
     stacked = StackedEvaluator(bound, design)
-    return stacked, design, n_a
+    return stacked, design, (arr_a, arr_b)
 
 
 @entry_point
 def compare(
-    *data: Any, metric: str | Metric | Callable[..., float] | None = None, method: str = "bca",
+    *data: Any, metric: str | Metric | Callable[..., float] | None = None, method: str = "auto",
     confidence_level: float = 0.95, n_resamples: int = 10_000, seed: int | None = None,
     batch: int | None = None, strata: Any = None, clusters: Any = None,
     alternative: str = "two-sided", on_undefined: str = "drop",
@@ -294,7 +298,19 @@ def compare(
         ``scores_a, scores_b`` for a per-row score metric (the mean by default),
         or ``y_true, pred_a, pred_b`` (labels, or scores) for a metric of two
         inputs.
-    metric, method, confidence_level, n_resamples, seed, batch : see :func:`booteval.ci`
+    metric, confidence_level, n_resamples, seed, batch : see :func:`booteval.ci`
+    method : str, default "auto"
+        The interval of the difference: a method of :func:`booteval.ci`, or ``"auto"``,
+        which picks by the coverage atlas's rules
+        (``booteval.inference.auto_method.RULES``) from the metric, the design and the
+        data: Newcombe's score interval (:func:`booteval.newcombe_interval`) for a
+        difference of two accuracies (or 0/1 scores) on independent rows with fewer than
+        30 discordant rows, where every bootstrap interval under-covers; with clusters
+        and a metric with an analytic standard error, the symmetric bootstrap-t below 30
+        clusters and the equal-tailed one from 30; BCa otherwise. ``result.method`` and
+        the first note say which was chosen and why. With Newcombe's interval the
+        ``"bootstrap"`` p-value inverts it, and each system's own interval is the
+        percentile bootstrap's.
     strata, clusters, on_undefined, metric_kwargs, n_inner, bca_ties, workers, engine
         As in :func:`booteval.ci`; the interval is for the difference. The compiled
         kernels (``engine=``) cover sum metrics of continuous outputs on an iid design, one
@@ -358,19 +374,31 @@ def compare(
             on_undefined=on_undefined, design=design, progress=progress,
             alternative=alternative, bca_ties=bca_ties,
         )  # fmt: skip
+    auto = method == "auto"
     opts = check_run_options(
-        confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, method=method,
-        on_undefined=on_undefined, bca_ties=bca_ties, batch=batch, n_inner=n_inner,
-        workers=workers, engine=engine,
+        confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
+        method="bca" if auto else method, on_undefined=on_undefined, bca_ties=bca_ties,
+        batch=batch, n_inner=n_inner, workers=workers, engine=engine,
     )  # fmt: skip
     name_a, name_b, m = pair_inputs(data, names, metric, metric_kwargs)
-    stacked, plan, n = _bind_pair(
+    stacked, plan, arrays = _bind_pair(
         m, data, (name_a, name_b), lambda k: make_design(k, strata=strata, clusters=clusters)
     )
+    n = plan.n_rows
     est = stacked.estimate()
     check_defined(m, est, (name_a, name_b))
     b = opts.n_resamples
     diff_ev = _Difference(stacked)
+    rule = case = None
+    if auto:
+        case = paired_case_of(
+            m, *arrays, plan, studentized=design == "multinomial",
+            analytic_se=diff_ev.has_standard_error,
+        )  # fmt: skip
+        rule = choose(case)
+        opts = replace(
+            opts, method="percentile" if rule.method in CLOSED_FORMS else rule.method
+        )  # fmt: skip
     source = weight_source(design, plan, stacked.design, clusters, opts.method)
     reps, _, engine_notes, ran = run_on_engine(stacked, source, opts)
     ses = None
@@ -387,9 +415,15 @@ def compare(
     reps = reps[defined]
     jack = stacked.jackknife() if opts.method == "bca" else None
     rep_ses = ses[defined] if ses is not None else None
-    diff_hat, diffs, se_hat, out, own = _paired_intervals(
-        opts.method, est, reps, jack, opts.confidence_level, m.bounds, opts.bca_ties, rep_ses
-    )  # fmt: skip
+    closed = rule is not None and rule.method in CLOSED_FORMS
+    with collect_warnings() as caught:
+        diff_hat, diffs, se_hat, out, own = _paired_intervals(
+            opts.method, est, reps, jack, opts.confidence_level, m.bounds, opts.bca_ties,
+            rep_ses,
+        )  # fmt: skip
+    for w in caught:  # a collapsed bootstrap interval is not the closed form's
+        if not (closed and issubclass(w.category, DegenerateIntervalWarning)):
+            warn(w.message, w.category, stacklevel=3)
     t_stats = None
     if rep_ses is not None:
         ok = np.isfinite(rep_ses) & (rep_ses > 0)
@@ -399,6 +433,15 @@ def compare(
         standard_error=se_hat, t_statistics=t_stats,
     )  # fmt: skip
     details = dict(out.details)
+    low, high, mcse, notes = out.low, out.high, (out.mcse_low, out.mcse_high), out.notes
+    method_used, test_label = opts.method, test
+    if rule is not None and case is not None:
+        details["auto"] = {"method": rule.method, "evidence": rule.evidence}
+        notes = (reason(rule, case), *notes)
+        if rule.method == "newcombe":
+            low, high, p_value = _newcombe(m, arrays, opts.confidence_level, alternative)
+            mcse, method_used = (0.0, 0.0), "newcombe"
+            test_label = "newcombe" if test == "bootstrap" else test  # the p-value inverts it
     if test != "bootstrap":
         result = _classical_test(
             test, data, m, alternative=alternative, opts=opts, strata=strata,
@@ -408,18 +451,28 @@ def compare(
         details["test_result"] = result
     return ComparisonResult(
         metric=m.label, name_a=name_a, name_b=name_b, estimate_a=float(est[0]),
-        estimate_b=float(est[1]), difference=diff_hat, low=out.low, high=out.high,
-        confidence_level=opts.confidence_level, method=opts.method, p_value=p_value,
-        alternative=alternative, test=test, standard_error=se_hat,
-        excludes_zero=bool(out.low > 0 or out.high < 0),
+        estimate_b=float(est[1]), difference=diff_hat, low=low, high=high,
+        confidence_level=opts.confidence_level, method=method_used, p_value=p_value,
+        alternative=alternative, test=test_label, standard_error=se_hat,
+        excludes_zero=bool(low > 0 or high < 0),
         interval_a=(own[0].low, own[0].high), interval_b=(own[1].low, own[1].high), n=n,
         n_clusters=plan.n_clusters, n_resamples=b, seed=opts.seed, n_undefined=n_undefined,
-        mcse_low=out.mcse_low, mcse_high=out.mcse_high,
+        mcse_low=mcse[0], mcse_high=mcse[1],
         design="paired " + describe_source(plan, source) + ran, distribution=freeze(diffs),
         distribution_a=freeze(np.ascontiguousarray(reps[:, 0])),
-        distribution_b=freeze(np.ascontiguousarray(reps[:, 1])), notes=(*out.notes, *engine_notes),
+        distribution_b=freeze(np.ascontiguousarray(reps[:, 1])), notes=(*notes, *engine_notes),
         details=details,
     )  # fmt: skip
+
+
+def _newcombe(
+    m: Metric, arrays: tuple[tuple[np.ndarray, ...], ...], level: float, alternative: str
+) -> tuple[float, float, float]:
+    """Newcombe's interval of ``B - A`` for two proportions, and the p-value inverting it."""
+    y_a, y_b = (outcomes(m, a) for a in arrays)
+    assert y_a is not None and y_b is not None, "Newcombe's interval is for proportions only"
+    out = newcombe_interval(y_a, y_b, confidence_level=level)
+    return out.low, out.high, newcombe_p_value(paired_counts(y_a, y_b), alternative)
 
 
 def _paired_intervals(

@@ -1,0 +1,201 @@
+"""Newcombe's paired score interval, and compare's method="auto" for paired proportions."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy.stats import multinomial
+
+import booteval
+from booteval.core.errors import InvalidInputError
+from booteval.inference.auto_method import Case, choose
+from booteval.inference.paired_proportions import (
+    newcombe_interval,
+    newcombe_p_value,
+    paired_counts,
+)
+
+
+def rows(both: int, only_a: int, only_b: int, neither: int) -> tuple[np.ndarray, np.ndarray]:
+    """0/1 outcomes of A and B with the given 2 x 2 table."""
+    a = np.repeat([1, 1, 0, 0], [both, only_a, only_b, neither])
+    b = np.repeat([1, 0, 1, 0], [both, only_a, only_b, neither])
+    return a, b
+
+
+# Newcombe (1998), Table II, method 10: (e, f, g, h) with the interval of (f - g) / n,
+# the first system's proportion minus the second's. Here B is Newcombe's first system.
+PUBLISHED = [
+    ((36, 12, 2, 0), (0.0569, 0.3404)),
+    ((18, 12, 2, 18), (0.0562, 0.3290)),
+    ((53, 0, 0, 1), (-0.0729, 0.0729)),
+    ((0, 30, 0, 0), (0.8395, 1.0)),
+]
+
+
+@pytest.mark.parametrize(("table", "expected"), PUBLISHED)
+def test_reproduces_newcombes_published_intervals(table, expected):
+    e, f, g, h = table
+    a, b = rows(e, g, f, h)  # B alone right in f rows, A alone in g
+    r = newcombe_interval(a, b)
+    assert r.estimate == pytest.approx((f - g) / sum(table))
+    assert (r.low, r.high) == pytest.approx(expected, abs=1e-4)
+    assert r.method == "newcombe" and r.n == sum(table) and r.standard_error is None
+
+
+def test_swapping_the_systems_negates_the_interval_and_row_order_does_not_matter():
+    a, b = rows(20, 3, 9, 8)
+    r, s = newcombe_interval(a, b), newcombe_interval(b, a)
+    assert (s.low, s.high) == pytest.approx((-r.high, -r.low), abs=1e-12)
+    perm = np.random.default_rng(0).permutation(a.size)
+    p = newcombe_interval(a[perm], b[perm])
+    assert (p.low, p.high) == (r.low, r.high)
+    assert newcombe_interval(a.astype(bool), b.astype(bool)).low == r.low
+
+
+def test_never_zero_width_and_inside_minus_one_one():
+    for table in [(10, 0, 0, 0), (0, 0, 0, 7), (0, 5, 0, 0), (0, 0, 5, 0), (3, 0, 0, 3)]:
+        r = newcombe_interval(*rows(*table))
+        assert -1.0 <= r.low < r.estimate or r.estimate == -1.0
+        assert r.high > r.low and r.high <= 1.0
+
+
+def _exact_coverage(n: int, probs: np.ndarray) -> float:
+    truth = probs[2] - probs[1]  # B alone right minus A alone right
+    covered = 0.0
+    for both in range(n + 1):
+        for only_a in range(n + 1 - both):
+            for only_b in range(n + 1 - both - only_a):
+                cells = [both, only_a, only_b, n - both - only_a - only_b]
+                r = newcombe_interval(*rows(*cells))
+                if r.low <= truth <= r.high:
+                    covered += multinomial.pmf(cells, n, probs)
+    return covered
+
+
+def test_exact_coverage_is_at_least_nominal_on_average_and_never_far_below():
+    """Exact coverage (summing multinomial probabilities over every 2 x 2 table) at n = 20
+    over a grid of accuracies, fix and break rates: Newcombe's interval is conservative
+    on average and its worst point is about 93.8 %; the bootstrap's at such n is 70-90 %
+    (docs/coverage.md)."""
+    cover = []
+    for p_a, fix, brk in itertools.product((0.5, 0.78, 0.95), (0.1, 0.4), (0.02, 0.1)):
+        probs = np.array([p_a * (1 - brk), p_a * brk, (1 - p_a) * fix, (1 - p_a) * (1 - fix)])
+        cover.append(_exact_coverage(20, probs))
+    assert min(cover) > 0.935
+    assert np.mean(cover) > 0.95
+    # the atlas's cell: A right 78 %, B fixes 40 % of its errors and breaks 5 % of the rest
+    atlas = np.array([0.78 * 0.95, 0.78 * 0.05, 0.22 * 0.4, 0.22 * 0.6])
+    assert _exact_coverage(50, atlas) == pytest.approx(0.9674, abs=5e-4)
+
+
+@pytest.mark.parametrize("table", [(36, 2, 12, 0), (18, 12, 2, 18), (30, 4, 9, 7)])
+def test_the_p_value_inverts_the_interval(table):
+    a, b = rows(*table)
+    p = newcombe_p_value(paired_counts(a, b))
+    at = newcombe_interval(a, b, confidence_level=1 - p)
+    assert min(abs(at.low), abs(at.high)) < 1e-9  # an end sits on 0 at level 1 - p
+    wider = newcombe_interval(a, b, confidence_level=min(1 - p + 1e-3, 1 - 1e-12))
+    narrower = newcombe_interval(a, b, confidence_level=1 - p - 1e-3)
+    assert wider.low < 0 < wider.high
+    assert not narrower.low < 0 < narrower.high
+    d = table[2] - table[1]
+    greater = newcombe_p_value(paired_counts(a, b), "greater")
+    less = newcombe_p_value(paired_counts(a, b), "less")
+    assert greater + less == pytest.approx(1.0)
+    assert min(greater, less) == pytest.approx(p / 2)
+    assert (greater < less) == (d > 0)
+
+
+def test_no_difference_gives_p_one_and_a_huge_difference_the_floor():
+    assert newcombe_p_value((5, 3, 3, 5)) == 1.0
+    assert newcombe_p_value((0, 0, 5000, 0)) == pytest.approx(2e-15)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "match"),
+    [
+        ([0, 1, 2], [0, 1, 1], r"`correct_a`: expected 0/1 outcomes.*2\.0 at index 2"),
+        ([0, 1, 1], [0, 1], r"`correct_b`: expected the same length as correct_a \(3\)"),
+        ([], [], r"`correct_a`: expected a non-empty 1-D array"),
+        ([[0, 1]], [[0, 1]], r"`correct_a`: expected a non-empty 1-D array"),
+        (["x"], [1], r"`correct_a`: expected a 1-D array of 0/1 outcomes"),
+    ],
+)
+def test_bad_inputs_name_the_parameter(a, b, match):
+    with pytest.raises(InvalidInputError, match=match):
+        newcombe_interval(a, b)
+
+
+def test_bad_level_and_alternative():
+    with pytest.raises(InvalidInputError, match="confidence_level"):
+        newcombe_interval([0, 1], [1, 1], confidence_level=1.5)
+    with pytest.raises(InvalidInputError, match="alternative"):
+        newcombe_p_value((1, 2, 3, 4), "bigger")
+
+
+# ------------------------------------------------------------------ compare(method="auto")
+def test_compare_auto_takes_newcombe_with_few_discordant_rows():
+    a, b = rows(30, 2, 9, 9)  # 11 discordant rows
+    r = booteval.compare(a, b, seed=0, n_resamples=2000)
+    ref = newcombe_interval(a, b)
+    assert r.method == "newcombe" and r.test == "newcombe"
+    assert (r.low, r.high) == (ref.low, ref.high) and r.mcse_low == 0.0
+    assert r.p_value == newcombe_p_value(paired_counts(a, b))
+    assert r.excludes_zero == (r.p_value < 0.05)
+    assert r.notes[0].startswith("method='auto' chose 'newcombe' for a paired difference of")
+    assert "11 discordant" in r.notes[0] and r.details["auto"]["method"] == "newcombe"
+    # each system's own interval is the percentile bootstrap's, from the same replicates
+    own = booteval.compare(a, b, seed=0, n_resamples=2000, method="percentile")
+    assert r.interval_a == own.interval_a and r.interval_b == own.interval_b
+    one = booteval.compare(a, b, seed=0, n_resamples=2000, alternative="greater")
+    assert one.p_value == pytest.approx(r.p_value / 2)
+
+
+def test_compare_auto_with_labels_and_predictions_counts_correct_rows():
+    y = np.array([0, 1, 1, 0, 1, 0, 1, 1, 0, 0] * 4)
+    pa = np.where(np.arange(40) % 7 == 0, 1 - y, y)
+    pb = np.where(np.arange(40) % 13 == 0, 1 - y, y)
+    r = booteval.compare(y, pa, pb, metric="accuracy", seed=0, n_resamples=500)
+    ref = newcombe_interval(pa == y, pb == y)
+    assert r.method == "newcombe" and (r.low, r.high) == (ref.low, ref.high)
+
+
+def test_a_collapsed_bootstrap_gives_no_warning_under_newcombe():
+    a = b = np.r_[np.ones(15), np.zeros(5)]  # no discordant row: every replicate is 0
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = booteval.compare(a, b, seed=0, n_resamples=500)
+    assert r.method == "newcombe" and r.low < 0 < r.high and r.p_value == 1.0
+
+
+@pytest.mark.filterwarnings("ignore:.*zero standard error")  # 8 clusters: a few such replicates
+def test_compare_auto_elsewhere():
+    rng = np.random.default_rng(3)
+    a = (rng.random(400) < 0.7).astype(float)
+    b = np.where(rng.random(400) < 0.2, 1 - a, a)  # about 80 discordant rows
+    r = booteval.compare(a, b, seed=0, n_resamples=1000)
+    assert r.method == "bca" and r.test == "bootstrap" and "discordant" in r.notes[0]
+    clusters = np.repeat(np.arange(40), 10)
+    c8 = booteval.compare(a, b, seed=0, n_resamples=1000, clusters=clusters // 5)
+    c40 = booteval.compare(a, b, seed=0, n_resamples=1000, clusters=clusters)
+    assert c8.method == "studentized-symmetric" and c40.method == "studentized"
+    s = booteval.compare(rng.normal(size=50), rng.normal(size=50), seed=0, n_resamples=500)
+    assert s.method == "bca" and "for a paired difference on independent rows" in s.notes[0]
+    # an explicit method is kept, with no note of the choice
+    e = booteval.compare(a[:40], b[:40], seed=0, n_resamples=500, method="percentile")
+    assert e.method == "percentile" and "auto" not in e.details
+    assert not any("method='auto'" in note for note in e.notes)
+
+
+def test_the_rule_for_differences():
+    few = Case("proportion-difference", clustered=False, n=200, discordant=29)
+    many = Case("proportion-difference", clustered=False, n=200, discordant=30)
+    assert choose(few).method == "newcombe" and choose(many).method == "bca"
+    # a proportion's rows for one system never apply to a difference
+    clustered = Case("proportion-difference", clustered=True, n=40, n_clusters=8, discordant=3)
+    assert choose(clustered).method == "studentized-symmetric"
