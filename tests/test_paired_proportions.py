@@ -181,11 +181,21 @@ def test_compare_auto_elsewhere():
     r = booteval.compare(a, b, seed=0, n_resamples=1000)
     assert r.method == "bca" and r.test == "bootstrap" and "discordant" in r.notes[0]
     clusters = np.repeat(np.arange(40), 10)
-    c8 = booteval.compare(a, b, seed=0, n_resamples=1000, clusters=clusters // 5)
     c40 = booteval.compare(a, b, seed=0, n_resamples=1000, clusters=clusters)
-    assert c8.method == "studentized-symmetric" and c40.method == "studentized"
+    assert c40.method == "studentized" and c40.test == "bootstrap"
+    # an accuracy difference of scores and labels on 8 clusters: CR2 on the differences
+    fewer = booteval.compare(
+        rng.normal(size=400), rng.normal(size=400), seed=0, n_resamples=500,
+        clusters=clusters // 5,
+    )  # fmt: skip
+    assert fewer.method == "cr2" and "a paired difference of means" in fewer.notes[0]
+    f1 = booteval.compare(
+        (a > 0).astype(int), a.astype(int), b.astype(int), metric="f1", seed=0,
+        n_resamples=300, clusters=clusters // 5,
+    )  # fmt: skip
+    assert f1.method == "studentized-symmetric"  # other metrics: the bootstrap-t
     s = booteval.compare(rng.normal(size=50), rng.normal(size=50), seed=0, n_resamples=500)
-    assert s.method == "bca" and "for a paired difference on independent rows" in s.notes[0]
+    assert s.method == "bca" and "of means on independent rows" in s.notes[0]
     # an explicit method is kept, with no note of the choice
     e = booteval.compare(a[:40], b[:40], seed=0, n_resamples=500, method="percentile")
     assert e.method == "percentile" and "auto" not in e.details
@@ -198,4 +208,32 @@ def test_the_rule_for_differences():
     assert choose(few).method == "newcombe" and choose(many).method == "bca"
     # a proportion's rows for one system never apply to a difference
     clustered = Case("proportion-difference", clustered=True, n=40, n_clusters=8, discordant=3)
-    assert choose(clustered).method == "studentized-symmetric"
+    assert choose(clustered).method == "cr2"
+    many = Case("proportion-difference", clustered=True, n=400, n_clusters=30, discordant=3)
+    assert choose(many).method == "studentized"
+    other = Case("difference", clustered=True, n=400, n_clusters=8)
+    assert choose(other).method == "studentized-symmetric"
+    means = Case("mean-difference", clustered=True, n=400, n_clusters=8)
+    assert choose(means).method == "cr2"
+    assert choose(Case("mean-difference", clustered=False, n=400)).method == "bca"
+
+
+@pytest.mark.parametrize("shift", [0.0, 0.1, 0.25])
+def test_compare_auto_with_few_clusters_is_cr2_on_the_differences(shift):
+    rng = np.random.default_rng(7)
+    clusters = np.repeat(np.arange(8), 50)
+    a = (rng.random(400) < 0.6).astype(int)
+    b = np.where(rng.random(400) < shift, 1, a)
+    r = booteval.compare(a, b, clusters=clusters, seed=0, n_resamples=500)
+    if shift == 0.0:  # no discordant row: Newcombe's interval, not CR2's zero width
+        assert r.method == "newcombe" and r.low < 0 < r.high and r.p_value == 1.0
+        return
+    ref = booteval.cluster_robust_interval(b - a, clusters, correction="CR2")
+    assert r.method == "cr2" and r.test == "cr2" and (r.low, r.high) == (ref.low, ref.high)
+    assert r.excludes_zero == (r.p_value < 0.05)
+    at = booteval.cluster_robust_interval(b - a, clusters, confidence_level=1 - r.p_value)
+    assert at.low == pytest.approx(0.0, abs=1e-10)
+    greater = booteval.compare(
+        a, b, clusters=clusters, seed=0, n_resamples=500, alternative="greater"
+    )  # fmt: skip
+    assert greater.p_value == pytest.approx(r.p_value / 2)

@@ -258,7 +258,10 @@ def _quantile_mcse(sorted_values: np.ndarray, p: float) -> float:
     sd = math.sqrt(max(b * p * (1 - p), 0.0))
     lo = min(max(math.floor(p * b - sd), 1), b)
     hi = min(max(math.ceil(p * b + sd), 1), b)
-    return float(sorted_values[hi - 1] - sorted_values[lo - 1]) / 2.0
+    upper, lower = float(sorted_values[hi - 1]), float(sorted_values[lo - 1])
+    if not (math.isfinite(upper) and math.isfinite(lower)):
+        return math.nan  # an infinite quantile (zero standard errors) has no Monte Carlo SE
+    return (upper - lower) / 2.0
 
 
 def _quantile_slope(sorted_values: np.ndarray, p: float) -> float:

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 from scipy.special import ndtr, ndtri
+from scipy.stats import t as student_t
 
 from ..core.design import Design, make_design
 from ..core.engine import (
@@ -31,7 +32,8 @@ from ..metrics.base import Evaluator, deferred_compression
 from ..metrics.linearize import linearized_se
 from ..metrics.registry import resolve_metric
 from ..results import PairedDifference, freeze, with_notes
-from .auto_method import CLOSED_FORMS, choose, outcomes, paired_case_of, reason
+from .auto_method import CLOSED_FORMS, choose, outcomes, paired_case_of, reason, row_scores
+from .few_clusters import cluster_robust_interval
 from .paired_proportions import newcombe_interval, newcombe_p_value, paired_counts
 
 __all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]
@@ -305,12 +307,14 @@ def compare(
         (``booteval.inference.auto_method.RULES``) from the metric, the design and the
         data: Newcombe's score interval (:func:`booteval.newcombe_interval`) for a
         difference of two accuracies (or 0/1 scores) on independent rows with fewer than
-        30 discordant rows, where every bootstrap interval under-covers; with clusters
-        and a metric with an analytic standard error, the symmetric bootstrap-t below 30
-        clusters and the equal-tailed one from 30; BCa otherwise. ``result.method`` and
-        the first note say which was chosen and why. With Newcombe's interval the
-        ``"bootstrap"`` p-value inverts it, and each system's own interval is the
-        percentile bootstrap's.
+        30 discordant rows, where every bootstrap interval under-covers, and with fewer
+        than 30 clusters the CR2 cluster-robust t interval of the per-row differences
+        (:func:`booteval.cluster_robust_interval`); with clusters and another metric with
+        an analytic standard error, the symmetric bootstrap-t below 30 clusters, and the
+        equal-tailed one from 30 for every such metric; BCa otherwise. ``result.method``
+        and the first note say which was chosen and why. With a closed form the
+        ``"bootstrap"`` p-value inverts it (``result.test`` names it), and each system's
+        own interval is the percentile bootstrap's.
     strata, clusters, on_undefined, metric_kwargs, n_inner, bca_ties, workers, engine
         As in :func:`booteval.ci`; the interval is for the difference. The compiled
         kernels (``engine=``) cover sum metrics of continuous outputs on an iid design, one
@@ -438,10 +442,13 @@ def compare(
     if rule is not None and case is not None:
         details["auto"] = {"method": rule.method, "evidence": rule.evidence}
         notes = (reason(rule, case), *notes)
-        if rule.method == "newcombe":
-            low, high, p_value = _newcombe(m, arrays, opts.confidence_level, alternative)
-            mcse, method_used = (0.0, 0.0), "newcombe"
-            test_label = "newcombe" if test == "bootstrap" else test  # the p-value inverts it
+        if rule.method in CLOSED_FORMS:
+            low, high, p_value = _closed_form_difference(
+                rule.method, m, arrays, clusters, opts.confidence_level, alternative
+            )  # fmt: skip
+            mcse, method_used = (0.0, 0.0), rule.method
+            # the p-value inverts the closed form
+            test_label = rule.method if test == "bootstrap" else test
     if test != "bootstrap":
         result = _classical_test(
             test, data, m, alternative=alternative, opts=opts, strata=strata,
@@ -465,14 +472,36 @@ def compare(
     )  # fmt: skip
 
 
-def _newcombe(
-    m: Metric, arrays: tuple[tuple[np.ndarray, ...], ...], level: float, alternative: str
-) -> tuple[float, float, float]:
-    """Newcombe's interval of ``B - A`` for two proportions, and the p-value inverting it."""
-    y_a, y_b = (outcomes(m, a) for a in arrays)
-    assert y_a is not None and y_b is not None, "Newcombe's interval is for proportions only"
-    out = newcombe_interval(y_a, y_b, confidence_level=level)
-    return out.low, out.high, newcombe_p_value(paired_counts(y_a, y_b), alternative)
+def _closed_form_difference(
+    method: str, m: Metric, arrays: tuple[tuple[np.ndarray, ...], ...], clusters: Any,
+    level: float, alternative: str,
+) -> tuple[float, float, float]:  # fmt: skip
+    """``method="auto"``'s closed-form interval of ``B - A``, and the p-value that inverts
+    it: Newcombe's for two proportions, or for two means the CR2 cluster-robust t on the
+    per-row differences (Bell-McCaffrey degrees of freedom)."""
+    if method == "newcombe":
+        y_a, y_b = (outcomes(m, a) for a in arrays)
+        assert y_a is not None and y_b is not None, "Newcombe's interval is for proportions"
+        out = newcombe_interval(y_a, y_b, confidence_level=level)
+        return out.low, out.high, newcombe_p_value(paired_counts(y_a, y_b), alternative)
+    assert method == "cr2", method
+    y_a, y_b = (row_scores(m, a) for a in arrays)
+    assert y_a is not None and y_b is not None, "CR2 is for means of per-row scores"
+    with collect_warnings() as caught:
+        cr2 = cluster_robust_interval(y_b - y_a, clusters, confidence_level=level)
+    for w in caught:
+        warn(w.message, w.category, stacklevel=4)
+    se, df = cr2.standard_error, cr2.df
+    if not (se is not None and se > 0 and df is not None):
+        p = 1.0 if cr2.estimate == 0 else 0.0
+    else:
+        t = cr2.estimate / se
+        p = {
+            "greater": float(student_t.sf(t, df)),
+            "less": float(student_t.cdf(t, df)),
+            "two-sided": float(2.0 * student_t.sf(abs(t), df)),
+        }[alternative]
+    return cr2.low, cr2.high, min(1.0, p)
 
 
 def _paired_intervals(

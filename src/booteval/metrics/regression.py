@@ -139,6 +139,18 @@ class ShiftedEvaluator(Evaluator):
         self.design = inner.design
         self.keys = inner.keys
         self.has_standard_error = inner.has_standard_error
+        # a shift moves the metric, not its derivatives: a difference of two shifted means
+        # linearizes as the inner ones do
+        self.gradient = getattr(inner, "gradient", None)
+
+    @property
+    def strata_units(self) -> tuple[np.ndarray, ...]:
+        """The inner evaluator's units per stratum (for a linearized standard error)."""
+        return self.inner.strata_units  # type: ignore[attr-defined]
+
+    def linear_terms(self, unit_weights: np.ndarray) -> tuple[object, np.ndarray]:
+        """The inner evaluator's unit statistics and gradients (the shift has none)."""
+        return self.inner.linear_terms(unit_weights)  # type: ignore[attr-defined]
 
     def with_design(self, design: Design) -> Evaluator | None:
         inner = self.inner.with_design(design)
