@@ -1301,6 +1301,7 @@ def run_atlas(
     truth_rows: int = TRUTH_ROWS,
     confidence_level: float = CONFIDENCE,
     log: Callable[[str], None] = print,
+    redo: bool = False,
 ) -> dict[str, int]:
     """Run the cells of ``cells`` not yet in ``out``, appending each when it completes.
 
@@ -1316,6 +1317,9 @@ def run_atlas(
     truth_rows : int
         Rows of a Monte Carlo truth.
     log : callable
+    redo : bool
+        Run the cells even where ``out`` has them (after a change of the library; the
+        latest record of a cell and method is the one read).
 
     Returns
     -------
@@ -1347,7 +1351,7 @@ def run_atlas(
         if why:
             skipped[cell.metric] = why
             n_skipped += 1
-        elif atlas.done(cell):
+        elif atlas.done(cell) and not redo:
             n_done += 1
         else:
             todo.append(cell)
@@ -1529,7 +1533,7 @@ ANALYTIC_SE = {"lognormal_mean", "f1", "macro_f1", "pearson", "roc_auc", "bleu"}
 def derived_auto(metric: str, rows: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
     """The ``auto`` record of a cell that did not run it, read off the column of the method
     the rule picks; ``None`` where that choice depends on the data (proportions: their
-    cells run ``auto`` themselves) or the metric is not ``ci``'s (a paired difference)."""
+    cells run ``auto`` themselves, as do the paired differences)."""
     from booteval.inference.auto_method import Case, choose
 
     family = AUTO_FAMILY.get(metric)
@@ -1615,11 +1619,12 @@ def _auto_summary(
     out = [
         '## The default: `method="auto"`',
         "",
-        "`booteval.ci`'s default picks the method by the rule in",
-        "`booteval.inference.auto_method.RULES`. Its column is run as `ci(...)` itself in the",
-        "accuracy cells (where the choice depends on the data: a proportion's distance from 0",
-        "or 1) and read off the column of the method it picks elsewhere (marked ‡; the same",
-        "seed gives the same interval). Below, every such cell: the default's coverage, BCa's",
+        "`booteval.ci`'s and `booteval.compare`'s default picks the method by the rule in",
+        "`booteval.inference.auto_method.RULES`. Its column is run as `ci(...)` (or",
+        "`compare(...)`) itself in the accuracy cells and the paired cells (where the choice",
+        "depends on the data: a proportion's distance from 0 or 1, the rows where two systems",
+        "disagree) and read off the column of the method it picks elsewhere (marked ‡; the",
+        "same seed gives the same interval). Below, every such cell: the default's coverage, BCa's",
         "(the default of booteval 0.1 and of `scipy.stats.bootstrap`), and the method closest",
         "to nominal. *in band*: within "
         f"{100 * band:g} points of {100 * nominal:g}; *none in band*: no method of the cell is;",
@@ -1757,11 +1762,12 @@ def render(
         "* Methods: `percentile`, `basic`, `normal`, `bca` (one bootstrap run,",
         "  `CIResult.with_method`), `studentized` (its own run; a nested bootstrap where the",
         "  metric has no analytic standard error), `studentized-symmetric` (the same run, one",
-        "  quantile of |t| on both sides; clustered proportions), `studentized-logit` (on the",
+        "  quantile of |t| on both sides; clustered cells), `studentized-logit` (on the",
         "  logit scale, proportions); closed forms: `wilson`, `clopper-pearson`,",
         "  `clustered-wilson`, `delong`, `fisher-z`, `cr2` and `cr1` (cluster-robust t),",
-        "  `wild-cluster` (wild cluster bootstrap-t), `jeffreys` (proportions). Under a",
-        "  cluster design the bootstrap methods resample clusters. `auto`: `booteval.ci`'s",
+        "  `wild-cluster` (wild cluster bootstrap-t), `jeffreys` (proportions), `newcombe`",
+        "  (Newcombe's score interval, paired accuracies). Under a cluster design the",
+        "  bootstrap methods resample clusters. `auto`: `booteval.ci`'s (`compare`'s)",
         "  default (below);",
         "  ‡: read off the column of the method it picks.",
         "* Relative width (the tables under *widths*): median interval width over that of",
@@ -1933,6 +1939,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--truth-rows", type=int, default=TRUTH_ROWS, help="rows of an MC truth")
     p.add_argument("--list", action="store_true", help="list the selected cells and stop")
     p.add_argument(
+        "--redo",
+        action="store_true",
+        help="run the selected cells even where the file has them (after a library change)",
+    )
+    p.add_argument(
         "--estimate",
         type=int,
         metavar="K",
@@ -1988,6 +1999,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             workers=args.workers,
             root_seed=args.seed,
             truth_rows=args.truth_rows,
+            redo=args.redo,
         )
     except KeyboardInterrupt:
         print(f"\ninterrupted: the finished cells are in {args.out}; run again to resume")

@@ -165,6 +165,14 @@ def test_resume_skips_finished_cells(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert calls == [CLUSTERED.name]
     with pytest.raises(SystemExit, match="other settings"):
         atlas.run_atlas(out, [IID], reps=41, resamples=199, truth_rows=100_000, log=_quiet)
+    # --redo runs a finished cell again; the same seed gives the same figures
+    before = len(_cell_lines(out))
+    redone = _run(out, [IID], redo=True)
+    assert redone == {"ran": 1, "already_done": 0, "skipped": 0} and calls[-1] == IID.name
+    again = _cell_lines(out)[before:]
+    assert again and [r["coverage"] for r in again] == [
+        r["coverage"] for r in first if r["cell"] == IID.name
+    ]
 
 
 def test_ctrl_c_leaves_only_complete_cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
