@@ -182,7 +182,13 @@ def test_compare_auto_elsewhere():
     assert r.method == "bca" and r.test == "bootstrap" and "discordant" in r.notes[0]
     clusters = np.repeat(np.arange(40), 10)
     c40 = booteval.compare(a, b, seed=0, n_resamples=1000, clusters=clusters)
-    assert c40.method == "studentized" and c40.test == "bootstrap"
+    assert c40.method == "cr2" and c40.test == "cr2"
+    y = np.repeat([0, 1], 200)
+    f40 = booteval.compare(
+        y, np.where(a > 0, y, 1 - y), np.where(b > 0, y, 1 - y), metric="f1", seed=0,
+        n_resamples=300, clusters=clusters,
+    )  # fmt: skip
+    assert f40.method == "studentized" and f40.test == "bootstrap"
     # an accuracy difference of scores and labels on 8 clusters: CR2 on the differences
     fewer = booteval.compare(
         rng.normal(size=400), rng.normal(size=400), seed=0, n_resamples=500,
@@ -210,7 +216,10 @@ def test_the_rule_for_differences():
     clustered = Case("proportion-difference", clustered=True, n=40, n_clusters=8, discordant=3)
     assert choose(clustered).method == "cr2"
     many = Case("proportion-difference", clustered=True, n=400, n_clusters=30, discordant=3)
-    assert choose(many).method == "studentized"
+    assert choose(many).method == "cr2"
+    assert choose(Case("difference", clustered=True, n=400, n_clusters=30)).method == (
+        "studentized"
+    )
     other = Case("difference", clustered=True, n=400, n_clusters=8)
     assert choose(other).method == "studentized-symmetric"
     means = Case("mean-difference", clustered=True, n=400, n_clusters=8)

@@ -56,9 +56,9 @@ class ComparisonResult(PairedDifference):
         For the null hypothesis of no difference, against ``alternative``
         (``"greater"``: B's metric is larger than A's).
     test : str
-        What produced the p-value: ``"bootstrap"`` inverts the (bootstrap) interval method,
-        ``"newcombe"`` inverts Newcombe's interval (``method="auto"`` chose it), the others
-        are the classical tests of ``compare``'s ``test``.
+        What produced the p-value: ``"bootstrap"`` inverts the (bootstrap) interval method;
+        ``"newcombe"`` and ``"cr2"`` invert the closed form that ``method="auto"`` chose;
+        the others are the classical tests of ``compare``'s ``test``.
     standard_error : float
         Standard deviation of the bootstrap differences.
     excludes_zero : bool
@@ -307,11 +307,11 @@ def compare(
         (``booteval.inference.auto_method.RULES``) from the metric, the design and the
         data: Newcombe's score interval (:func:`booteval.newcombe_interval`) for a
         difference of two accuracies (or 0/1 scores) on independent rows with fewer than
-        30 discordant rows, where every bootstrap interval under-covers, and with fewer
-        than 30 clusters the CR2 cluster-robust t interval of the per-row differences
-        (:func:`booteval.cluster_robust_interval`); with clusters and another metric with
-        an analytic standard error, the symmetric bootstrap-t below 30 clusters, and the
-        equal-tailed one from 30 for every such metric; BCa otherwise. ``result.method``
+        30 discordant rows, where every bootstrap interval under-covers; with clusters,
+        for accuracies and means the CR2 cluster-robust t interval of the per-row
+        differences (:func:`booteval.cluster_robust_interval`), and for another metric with
+        an analytic standard error the symmetric bootstrap-t below 30 clusters and the
+        equal-tailed one from 30; BCa otherwise. ``result.method``
         and the first note say which was chosen and why. With a closed form the
         ``"bootstrap"`` p-value inverts it (``result.test`` names it), and each system's
         own interval is the percentile bootstrap's.
