@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.stats import t as student_t
 
 from ..core.errors import collect_warnings, warn
 from ..core.intervals import STUDENTIZED
@@ -32,7 +33,7 @@ from ..metrics.correlation import Pearson
 from ..metrics.regression import MAE, MSE, Mean
 from .analytic import AnalyticInterval, jeffreys_interval
 from .few_clusters import cluster_robust_interval, clustered_wilson_interval
-from .paired_proportions import paired_counts
+from .paired_proportions import newcombe_interval, newcombe_p_value, paired_counts
 
 __all__ = [
     "CLOSED_FORMS",
@@ -45,6 +46,7 @@ __all__ = [
     "family",
     "outcomes",
     "paired_case_of",
+    "paired_closed_form",
     "reason",
     "row_scores",
 ]
@@ -375,3 +377,37 @@ def closed_form(
     for w in caught:
         warn(w.message, w.category, stacklevel=4)
     return out
+
+
+def paired_closed_form(
+    method: str, m: Metric, arrays: tuple[tuple[np.ndarray, ...], ...], clusters: Any,
+    level: float, alternative: str,
+) -> tuple[float, float, float]:  # fmt: skip
+    """The closed-form interval ``method`` of :func:`booteval.compare`'s ``B - A`` (one of
+    :data:`CLOSED_FORMS`), and the p-value that inverts it: Newcombe's for two
+    proportions, or for two means the CR2 cluster-robust t on the per-row differences
+    (Bell-McCaffrey degrees of freedom). Warnings are raised again at the caller of
+    ``compare``."""
+    if method == "newcombe":
+        y_a, y_b = (outcomes(m, a) for a in arrays)
+        assert y_a is not None and y_b is not None, "Newcombe's interval is for proportions"
+        out = newcombe_interval(y_a, y_b, confidence_level=level)
+        return out.low, out.high, newcombe_p_value(paired_counts(y_a, y_b), alternative)
+    assert method == "cr2", method
+    y_a, y_b = (row_scores(m, a) for a in arrays)
+    assert y_a is not None and y_b is not None, "CR2 is for means of per-row scores"
+    with collect_warnings() as caught:
+        cr2 = cluster_robust_interval(y_b - y_a, clusters, confidence_level=level)
+    for w in caught:
+        warn(w.message, w.category, stacklevel=4)
+    se, df = cr2.standard_error, cr2.df
+    if not (se is not None and se > 0 and df is not None):
+        p = 1.0 if cr2.estimate == 0 else 0.0
+    else:
+        t = cr2.estimate / se
+        p = {
+            "greater": float(student_t.sf(t, df)),
+            "less": float(student_t.cdf(t, df)),
+            "two-sided": float(2.0 * student_t.sf(abs(t), df)),
+        }[alternative]
+    return cr2.low, cr2.high, min(1.0, p)

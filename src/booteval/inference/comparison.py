@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 from scipy.special import ndtr, ndtri
-from scipy.stats import t as student_t
 
 from ..core.design import Design, make_design
 from ..core.engine import (
@@ -32,9 +31,7 @@ from ..metrics.base import Evaluator, deferred_compression
 from ..metrics.linearize import linearized_se
 from ..metrics.registry import resolve_metric
 from ..results import PairedDifference, freeze, with_notes
-from .auto_method import CLOSED_FORMS, choose, outcomes, paired_case_of, reason, row_scores
-from .few_clusters import cluster_robust_interval
-from .paired_proportions import newcombe_interval, newcombe_p_value, paired_counts
+from .auto_method import CLOSED_FORMS, choose, paired_case_of, paired_closed_form, reason
 
 __all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]
 
@@ -443,7 +440,7 @@ def compare(
         details["auto"] = {"method": rule.method, "evidence": rule.evidence}
         notes = (reason(rule, case), *notes)
         if rule.method in CLOSED_FORMS:
-            low, high, p_value = _closed_form_difference(
+            low, high, p_value = paired_closed_form(
                 rule.method, m, arrays, clusters, opts.confidence_level, alternative
             )  # fmt: skip
             mcse, method_used = (0.0, 0.0), rule.method
@@ -470,38 +467,6 @@ def compare(
         distribution_b=freeze(np.ascontiguousarray(reps[:, 1])), notes=(*notes, *engine_notes),
         details=details,
     )  # fmt: skip
-
-
-def _closed_form_difference(
-    method: str, m: Metric, arrays: tuple[tuple[np.ndarray, ...], ...], clusters: Any,
-    level: float, alternative: str,
-) -> tuple[float, float, float]:  # fmt: skip
-    """``method="auto"``'s closed-form interval of ``B - A``, and the p-value that inverts
-    it: Newcombe's for two proportions, or for two means the CR2 cluster-robust t on the
-    per-row differences (Bell-McCaffrey degrees of freedom)."""
-    if method == "newcombe":
-        y_a, y_b = (outcomes(m, a) for a in arrays)
-        assert y_a is not None and y_b is not None, "Newcombe's interval is for proportions"
-        out = newcombe_interval(y_a, y_b, confidence_level=level)
-        return out.low, out.high, newcombe_p_value(paired_counts(y_a, y_b), alternative)
-    assert method == "cr2", method
-    y_a, y_b = (row_scores(m, a) for a in arrays)
-    assert y_a is not None and y_b is not None, "CR2 is for means of per-row scores"
-    with collect_warnings() as caught:
-        cr2 = cluster_robust_interval(y_b - y_a, clusters, confidence_level=level)
-    for w in caught:
-        warn(w.message, w.category, stacklevel=4)
-    se, df = cr2.standard_error, cr2.df
-    if not (se is not None and se > 0 and df is not None):
-        p = 1.0 if cr2.estimate == 0 else 0.0
-    else:
-        t = cr2.estimate / se
-        p = {
-            "greater": float(student_t.sf(t, df)),
-            "less": float(student_t.cdf(t, df)),
-            "two-sided": float(2.0 * student_t.sf(abs(t), df)),
-        }[alternative]
-    return cr2.low, cr2.high, min(1.0, p)
 
 
 def _paired_intervals(

@@ -25,7 +25,8 @@ from scipy.optimize import brentq
 
 from ..core.errors import InvalidInputError
 from ..core.params import ALTERNATIVES, validated
-from .analytic import AnalyticInterval, _check_confidence_level, _describe, _normal_quantile
+from .analytic import AnalyticInterval, _check_confidence_level, _describe
+from .analytic import wilson_interval as _wilson  # the Wilson interval of each margin
 
 __all__ = ["newcombe_interval", "newcombe_p_value", "paired_counts"]
 
@@ -81,16 +82,6 @@ def paired_counts(correct_a: Any, correct_b: Any) -> tuple[int, int, int, int]:
     return both, only_a, only_b, a.size - both - only_a - only_b
 
 
-def _wilson(k: int, n: int, z: float) -> tuple[float, float]:
-    p = k / n
-    z2n = z * z / n
-    centre = (p + z2n / 2.0) / (1.0 + z2n)
-    half = z * math.sqrt(p * (1.0 - p) / n + z2n / (4.0 * n)) / (1.0 + z2n)
-    return (0.0 if k == 0 else max(0.0, centre - half)), (
-        1.0 if k == n else min(1.0, centre + half)
-    )
-
-
 def _correlation(both: int, only_a: int, only_b: int, neither: int) -> float:
     """Newcombe's estimate of the correlation of the paired outcomes: the phi coefficient,
     its numerator pulled towards 0 by ``n / 2`` when positive; 0 when a margin is empty."""
@@ -104,13 +95,13 @@ def _correlation(both: int, only_a: int, only_b: int, neither: int) -> float:
     return cross / math.sqrt(margins)
 
 
-def _bounds(counts: tuple[int, int, int, int], z: float) -> tuple[float, float]:
+def _bounds(counts: tuple[int, int, int, int], level: float) -> tuple[float, float]:
     both, only_a, only_b, neither = counts
     n = both + only_a + only_b + neither
     k_a, k_b = both + only_a, both + only_b
     p_a, p_b = k_a / n, k_b / n
-    low_a, high_a = _wilson(k_a, n, z)
-    low_b, high_b = _wilson(k_b, n, z)
+    wa, wb = _wilson(k_a, n, confidence_level=level), _wilson(k_b, n, confidence_level=level)
+    low_a, high_a, low_b, high_b = wa.low, wa.high, wb.low, wb.high
     phi = _correlation(*counts)
     d = p_b - p_a
     down = (p_b - low_b) ** 2 - 2.0 * phi * (p_b - low_b) * (high_a - p_a) + (high_a - p_a) ** 2
@@ -173,7 +164,7 @@ def newcombe_interval(
     level = _check_confidence_level(confidence_level)
     counts = paired_counts(correct_a, correct_b)
     n = sum(counts)
-    low, high = _bounds(counts, _normal_quantile(0.5 + 0.5 * level))
+    low, high = _bounds(counts, level)
     d = (counts[2] - counts[1]) / n
     return AnalyticInterval(d, low, high, level, "newcombe", n, None)
 
@@ -208,11 +199,12 @@ def newcombe_p_value(counts: tuple[int, int, int, int], alternative: str = "two-
     def tail(side: int) -> float:
         # side 0: the lower end reaching 0 (d > 0); side 1: the upper end (d < 0)
         def end(alpha: float) -> float:
-            return _bounds(counts, _normal_quantile(1.0 - alpha))[side]
+            return _bounds(counts, 1.0 - 2.0 * alpha)[side]
 
         if end(P_FLOOR) * (1 if side == 0 else -1) > 0:
             return P_FLOOR
-        return float(brentq(end, P_FLOOR, 0.5, xtol=1e-14, rtol=1e-12))
+        # at alpha = 0.5 (level 0) both ends are the estimate
+        return float(brentq(end, P_FLOOR, 0.5 - 1e-12, xtol=1e-14, rtol=1e-12))
 
     if d > 0:
         p_greater = tail(0)
