@@ -41,8 +41,9 @@ size: a random row's effect is ``N(0, 1)`` with probability ``G/n`` and ``N(0.4,
 otherwise (size-biased sampling of ``s``), so the truth of a cluster cell depends on the
 mean cluster size ``n/G``; it is computed once per metric and mean cluster size from
 ``--truth-rows`` (2,000,000) rows drawn independently from that population, with a
-Monte Carlo standard error from 20 batches. iid and stratified cells (the same data,
-resampled within classes) have ``u = 0`` and an exact truth.
+Monte Carlo standard error from 20 batches. iid and stratified cells have ``u = 0``
+and an exact truth; a stratified cell is a stratified sample (each class in its
+population share, resampled within classes), while an iid cell draws each row's class.
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ from scipy.special import expit, logit
 
 import booteval
 from booteval.core.intervals import compute_interval
+from booteval.metrics.text import BLEU
 
 # ------------------------------------------------------------------------------ settings
 ROOT_SEED = 20_240_611
@@ -329,8 +331,12 @@ class MetricSpec:
     requires: str | None = None
     describe: str = ""
 
-    def rows(self, rng: np.random.Generator, u: np.ndarray) -> Rows:
-        """Draw one row per entry of ``u`` (the rows' cluster effects; 0 when iid)."""
+    def rows(self, rng: np.random.Generator, u: np.ndarray, fixed: bool = False) -> Rows:
+        """Draw one row per entry of ``u`` (the rows' cluster effects; 0 when iid).
+
+        With ``fixed`` (the stratified design) the classes come in fixed shares, the
+        population's, as in a stratified sample; otherwise each row's class is drawn.
+        """
         raise NotImplementedError
 
     def iid_truth(self) -> tuple[float, str]:
@@ -341,17 +347,32 @@ class MetricSpec:
         """The truth under clusters of mean size ``k`` where it has a closed form."""
         return None
 
+    @property
+    def target(self) -> Any:
+        """What ``metric=`` receives in booteval's calls (the name, unless overridden)."""
+        return self.metric
+
     def estimate(self, rows: Rows) -> float:
         """The metric on a data set."""
-        return float(booteval.get_metric(self.metric, **self.kwargs)(*rows.arrays))
+        return float(booteval.get_metric(self.target, **self.kwargs)(*rows.arrays))
 
     def valid(self, rows: Rows) -> bool:
         """Whether the metric is defined on ``rows`` (else the data set is redrawn)."""
         return True
 
 
-def _binary_classes(rng: np.random.Generator, n: int, prevalence: float) -> np.ndarray:
-    return (rng.random(n) < prevalence).astype(np.int64)
+def _classes(
+    rng: np.random.Generator, n: int, shares: Sequence[float], fixed: bool
+) -> np.ndarray:
+    """Each row's class: drawn with probabilities ``shares``, or ``n * shares`` of each
+    class when ``fixed`` (a stratified sample: what resampling within classes assumes)."""
+    if fixed:
+        counts = np.floor(n * np.asarray(shares)).astype(np.int64)
+        counts[np.argsort(-(n * np.asarray(shares) - counts))[: n - counts.sum()]] += 1
+        return rng.permutation(np.repeat(np.arange(len(shares)), counts))
+    if len(shares) == 2:
+        return (rng.random(n) < shares[1]).astype(np.int64)
+    return rng.choice(len(shares), size=n, p=np.asarray(shares))
 
 
 @dataclass
@@ -361,9 +382,9 @@ class AccuracySpec(MetricSpec):
     p: float = 0.9
     sigma: float = 1.0
 
-    def rows(self, rng: np.random.Generator, u: np.ndarray) -> Rows:
+    def rows(self, rng: np.random.Generator, u: np.ndarray, fixed: bool = False) -> Rows:
         n = u.size
-        y = _binary_classes(rng, n, 0.5)
+        y = _classes(rng, n, (0.5, 0.5), fixed)
         correct = rng.random(n) < expit(logit(self.p) + self.sigma * u)
         pred = np.where(correct, y, 1 - y)
         return Rows((y, pred), strata=y, scores=correct.astype(np.float64))
@@ -381,9 +402,9 @@ class F1Spec(MetricSpec):
     specificity: float = 0.9
     sigma: float = 1.0
 
-    def rows(self, rng: np.random.Generator, u: np.ndarray) -> Rows:
+    def rows(self, rng: np.random.Generator, u: np.ndarray, fixed: bool = False) -> Rows:
         n = u.size
-        y = _binary_classes(rng, n, self.prevalence)
+        y = _classes(rng, n, (1.0 - self.prevalence, self.prevalence), fixed)
         right = np.where(y == 1, logit(self.sensitivity), logit(self.specificity))
         correct = rng.random(n) < expit(right + self.sigma * u)
         pred = np.where(correct, y, 1 - y)
@@ -408,10 +429,10 @@ class MacroF1Spec(MetricSpec):
     accuracies: tuple[float, ...] = (0.85, 0.75, 0.65)
     sigma: float = 1.0
 
-    def rows(self, rng: np.random.Generator, u: np.ndarray) -> Rows:
+    def rows(self, rng: np.random.Generator, u: np.ndarray, fixed: bool = False) -> Rows:
         n = u.size
         c = len(self.priors)
-        y = rng.choice(c, size=n, p=np.asarray(self.priors))
+        y = _classes(rng, n, self.priors, fixed)
         right = logit(np.asarray(self.accuracies))[y]
         correct = rng.random(n) < expit(right + self.sigma * u)
         wrong = (y + rng.integers(1, c, n)) % c  # one of the other classes, uniformly
@@ -440,9 +461,9 @@ class ScoreSpec(MetricSpec):
     separation: float = 1.2
     sigma: float = 0.5
 
-    def rows(self, rng: np.random.Generator, u: np.ndarray) -> Rows:
+    def rows(self, rng: np.random.Generator, u: np.ndarray, fixed: bool = False) -> Rows:
         n = u.size
-        y = _binary_classes(rng, n, self.prevalence)
+        y = _classes(rng, n, (1.0 - self.prevalence, self.prevalence), fixed)
         score = y * (self.separation + self.sigma * u) + rng.standard_normal(n)
         return Rows((y, score), strata=y)
 
@@ -475,7 +496,7 @@ class LognormalMeanSpec(MetricSpec):
         """The within-cluster log-sd (1 when iid)."""
         return math.sqrt(1.0 - self.sigma_u**2)
 
-    def rows(self, rng: np.random.Generator, u: np.ndarray) -> Rows:
+    def rows(self, rng: np.random.Generator, u: np.ndarray, fixed: bool = False) -> Rows:
         if not np.any(u):
             x = np.exp(rng.standard_normal(u.size))
         else:
@@ -503,7 +524,7 @@ class CorrelationSpec(MetricSpec):
     rho_within: float = 0.3
     sigma: float = 0.7
 
-    def rows(self, rng: np.random.Generator, u: np.ndarray) -> Rows:
+    def rows(self, rng: np.random.Generator, u: np.ndarray, fixed: bool = False) -> Rows:
         n = u.size
         z1, z2 = rng.standard_normal(n), rng.standard_normal(n)
         if not np.any(u):
@@ -530,9 +551,9 @@ class PairedAccuracySpec(MetricSpec):
     breaks: float = 0.05
     sigma: float = 1.0
 
-    def rows(self, rng: np.random.Generator, u: np.ndarray) -> Rows:
+    def rows(self, rng: np.random.Generator, u: np.ndarray, fixed: bool = False) -> Rows:
         n = u.size
-        y = _binary_classes(rng, n, 0.5)
+        y = _classes(rng, n, (0.5, 0.5), fixed)
         a = rng.random(n) < expit(logit(self.p_a) + self.sigma * u)
         flip = rng.random(n) < np.where(a, self.breaks, self.fix)
         b = a ^ flip
@@ -547,6 +568,23 @@ class PairedAccuracySpec(MetricSpec):
         return float(np.mean(pb == y) - np.mean(pa == y))
 
 
+class _StatisticsBLEU(BLEU):
+    """Corpus BLEU whose one input is sacrebleu's per-sentence statistics (n, 10).
+
+    The atlas draws BLEU's data sets as those statistics (see :meth:`BleuSpec.rows`),
+    which skips tokenizing and counting n-grams in 2000 corpora a cell; resampling,
+    the score and its gradient are booteval's BLEU unchanged.
+    """
+
+    input_names = ("statistics",)
+
+    def validate(self, *arrays: object) -> tuple[np.ndarray, ...]:
+        return (np.asarray(arrays[0], dtype=np.float64),)
+
+    def statistics(self, arrays: tuple[np.ndarray, ...]) -> np.ndarray:
+        return arrays[0]
+
+
 @dataclass
 class BleuSpec(MetricSpec):
     """Corpus BLEU: references of 5 + Poisson(15) words from a Zipf vocabulary; each
@@ -558,7 +596,40 @@ class BleuSpec(MetricSpec):
     sigma: float = 0.7
     vocabulary: int = 2000
 
-    def rows(self, rng: np.random.Generator, u: np.ndarray) -> Rows:
+    def texts(self, rng: np.random.Generator, u: np.ndarray) -> tuple[list[str], list[str]]:
+        """References and hypotheses as text (what :meth:`rows` summarises)."""
+        lengths, replaced, words, noise = self._draw(rng, u)
+        ref_tokens = np.char.add("w", words.astype(str))
+        hyp_tokens = np.where(replaced, np.char.add("x", noise.astype(str)), ref_tokens)
+        cuts = np.cumsum(lengths)[:-1]
+        refs = [" ".join(s) for s in np.split(ref_tokens, cuts)]
+        hyps = [" ".join(s) for s in np.split(hyp_tokens, cuts)]
+        return refs, hyps
+
+    def rows(self, rng: np.random.Generator, u: np.ndarray, fixed: bool = False) -> Rows:
+        # sacrebleu's sentence statistics of `texts` (the same draws), counted directly:
+        # a hypothesis m-gram matches exactly when none of its m words was replaced, so
+        # the matches of order m are the windows of m kept words; lengths are equal
+        lengths, replaced, _, _ = self._draw(rng, u)
+        n = lengths.size
+        sentence = np.repeat(np.arange(n), lengths)
+        position = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        kept = ~replaced
+        stats = np.empty((n, 10))
+        stats[:, 0] = stats[:, 1] = lengths
+        window = kept.copy()  # the m words ending here were all kept
+        for m in range(1, 5):
+            if m > 1:
+                window[m - 1 :] &= kept[: 1 - m]
+                window[: m - 1] = False
+            inside = window & (position >= m - 1)  # and lie in one sentence
+            stats[:, 1 + m] = np.bincount(sentence, weights=inside, minlength=n)
+            stats[:, 5 + m] = np.maximum(lengths - m + 1, 0)
+        return Rows((stats,))
+
+    def _draw(
+        self, rng: np.random.Generator, u: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         n = u.size
         lengths = 5 + rng.poisson(15, n)
         total = int(lengths.sum())
@@ -566,12 +637,14 @@ class BleuSpec(MetricSpec):
         q = np.repeat(expit(logit(self.replace) + self.sigma * u), lengths)
         replaced = rng.random(total) < q
         noise = rng.integers(0, self.vocabulary, total)
-        ref_tokens = np.char.add("w", words.astype(str))
-        hyp_tokens = np.where(replaced, np.char.add("x", noise.astype(str)), ref_tokens)
-        cuts = np.cumsum(lengths)[:-1]
-        refs = [" ".join(s) for s in np.split(ref_tokens, cuts)]
-        hyps = [" ".join(s) for s in np.split(hyp_tokens, cuts)]
-        return Rows((refs, hyps))
+        return lengths, replaced, words, noise
+
+    @property
+    def target(self) -> Any:
+        return _StatisticsBLEU()
+
+    def estimate(self, rows: Rows) -> float:
+        return float(self.target(*rows.arrays))
 
     def _truth(self, expectation: Callable[[int], float]) -> float:
         # corpus BLEU of the population: matches / totals per order, ratio of expectations
@@ -879,12 +952,12 @@ def dataset_intervals(
         try:
             if spec.paired:
                 base: Any = booteval.compare(
-                    *data.arrays, metric=spec.metric, method="bca", **run, **design
+                    *data.arrays, metric=spec.target, method="bca", **run, **design
                 )
             else:
                 base = booteval.ci(
                     *data.arrays,
-                    metric=spec.metric,
+                    metric=spec.target,
                     metric_kwargs=spec.kwargs or None,
                     method="percentile",
                     **run,
@@ -909,7 +982,7 @@ def dataset_intervals(
             else:
                 attempt([m], lambda b=base, m=m: b.with_method(m), shared)
 
-    common = {"metric": spec.metric, "method": "studentized", "n_inner": n_inner, **run, **design}
+    common = {"metric": spec.target, "method": "studentized", "n_inner": n_inner, **run, **design}
     if "studentized" in wanted:
         if spec.paired:
             attempt(["studentized"], lambda: booteval.compare(*data.arrays, **common))
@@ -934,13 +1007,13 @@ def dataset_intervals(
     if "auto" in wanted and spec.paired:
         attempt(
             ["auto"],
-            lambda: booteval.compare(*data.arrays, metric=spec.metric, **run, **design),
+            lambda: booteval.compare(*data.arrays, metric=spec.target, **run, **design),
         )
     elif "auto" in wanted:
         kw = {"metric_kwargs": spec.kwargs or None, "n_inner": n_inner}
         attempt(
             ["auto"],
-            lambda: booteval.ci(*data.arrays, metric=spec.metric, **kw, **run, **design),
+            lambda: booteval.ci(*data.arrays, metric=spec.target, **kw, **run, **design),
         )
     scores = data.scores
     if "wilson" in wanted or "clopper-pearson" in wanted:
@@ -1009,7 +1082,7 @@ def draw_dataset(
             clusters, u = None, np.zeros(cell.n)
         else:
             clusters, u = cluster_layout(rng, cell.n, g)
-        data = spec.rows(rng, u)
+        data = spec.rows(rng, u, fixed=cell.design == "stratified")
         if spec.valid(data):
             return data, clusters, redrawn
     raise RuntimeError(f"{cell.name}: no valid data set in {MAX_REDRAWS} draws")
@@ -1752,8 +1825,9 @@ def render(
         "",
         "## How to read it",
         "",
-        "* Designs: `iid` (rows resampled independently), `stratified` (resampled within the",
-        "  true classes; the same kind of data as iid), `clustered-G` (G clusters of unequal",
+        "* Designs: `iid` (rows resampled independently), `stratified` (a stratified sample,",
+        "  each true class in its population share, resampled within the classes),",
+        "  `clustered-G` (G clusters of unequal",
         "  size, whole clusters resampled; the clustered data have a cluster effect, and the",
         "  number of rows is random with mean n).",
         "* Under clusters the truth is the metric of the population of rows (a cluster counts",

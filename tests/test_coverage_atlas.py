@@ -265,6 +265,45 @@ def test_exact_truths_match_large_samples() -> None:
     assert abs(x.mean() - mc["value"]) < 4 * x.std() / 1000.0
 
 
+def test_stratified_design_draws_fixed_class_shares() -> None:
+    """The stratified design is a stratified sample (the classes in the population's
+    shares, what resampling within classes assumes); iid draws each row's class, from
+    the same random stream as before the stratified design had its own draw."""
+    for shares, n in (((0.7, 0.3), 20), ((0.5, 0.3, 0.2), 50), ((0.7, 0.3), 10_000)):
+        y = atlas._classes(np.random.default_rng(5), n, shares, True)
+        assert np.bincount(y, minlength=len(shares)).tolist() == [round(n * s) for s in shares]
+    assert np.bincount(atlas._classes(np.random.default_rng(5), 7, (0.5, 0.5), True)).sum() == 7
+    y = atlas._classes(np.random.default_rng(6), 1000, (0.7, 0.3), False)
+    assert np.array_equal(y, np.random.default_rng(6).random(1000) < 0.3)
+    y = atlas._classes(np.random.default_rng(6), 1000, (0.5, 0.3, 0.2), False)
+    assert np.array_equal(y, np.random.default_rng(6).choice(3, size=1000, p=[0.5, 0.3, 0.2]))
+    spec = atlas.METRICS["macro_f1"]
+    cell = atlas.Cell("macro_f1", 50, "stratified")
+    for j in range(3):
+        rows, _, _ = atlas.draw_dataset(spec, cell, atlas.dataset_seeds(1, j)[0])
+        assert np.bincount(rows.strata).tolist() == [25, 15, 10]
+    rows, _, _ = atlas.draw_dataset(spec, atlas.Cell("macro_f1", 50, "iid"), np.random.default_rng(9))
+    assert rows.strata.size == 50
+
+
+def test_bleu_statistics_are_sacrebleus() -> None:
+    """The BLEU cells draw sacrebleu's sentence statistics directly; they equal what
+    booteval's BLEU extracts from the same data set as text, and so does the interval."""
+    pytest.importorskip("sacrebleu")
+    spec = atlas.METRICS["bleu"]
+    for seed, n, sigma in ((1, 20, 0.0), (2, 300, 1.0)):
+        u = sigma * np.random.default_rng(seed + 10).standard_normal(n)
+        refs, hyps = spec.texts(np.random.default_rng(seed), u)
+        stats = spec.rows(np.random.default_rng(seed), u).arrays[0]
+        bleu = booteval.get_metric("bleu")
+        assert np.array_equal(bleu.statistics(bleu.validate(refs, hyps)), stats)
+        assert spec.estimate(atlas.Rows((stats,))) == pytest.approx(bleu(refs, hyps), abs=1e-12)
+    kw = {"method": "studentized", "n_resamples": 199, "seed": 3}
+    text = booteval.ci(refs, hyps, metric="bleu", **kw)
+    direct = booteval.ci(stats, metric=spec.target, **kw)
+    assert (direct.low, direct.high) == pytest.approx((text.low, text.high), abs=1e-10)
+
+
 # ------------------------------------------------------------------------ the intervals
 @pytest.mark.filterwarnings("ignore::booteval.DegenerateIntervalWarning")
 def test_shared_run_gives_the_intervals_of_separate_runs() -> None:
