@@ -361,9 +361,7 @@ class MetricSpec:
         return True
 
 
-def _classes(
-    rng: np.random.Generator, n: int, shares: Sequence[float], fixed: bool
-) -> np.ndarray:
+def _classes(rng: np.random.Generator, n: int, shares: Sequence[float], fixed: bool) -> np.ndarray:
     """Each row's class: drawn with probabilities ``shares``, or ``n * shares`` of each
     class when ``fixed`` (a stratified sample: what resampling within classes assumes)."""
     if fixed:

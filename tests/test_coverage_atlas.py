@@ -282,7 +282,9 @@ def test_stratified_design_draws_fixed_class_shares() -> None:
     for j in range(3):
         rows, _, _ = atlas.draw_dataset(spec, cell, atlas.dataset_seeds(1, j)[0])
         assert np.bincount(rows.strata).tolist() == [25, 15, 10]
-    rows, _, _ = atlas.draw_dataset(spec, atlas.Cell("macro_f1", 50, "iid"), np.random.default_rng(9))
+    rows, _, _ = atlas.draw_dataset(
+        spec, atlas.Cell("macro_f1", 50, "iid"), np.random.default_rng(9)
+    )
     assert rows.strata.size == 50
 
 
