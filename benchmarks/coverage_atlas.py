@@ -1591,7 +1591,7 @@ AUTO_FAMILY = {
     "roc_auc": "other",
     "average_precision": "other",
     "kendall": "other",
-    "bleu": "other",
+    "bleu": "bleu",
 }
 #: metrics without an analytic standard error run their studentized interval (a nested
 #: bootstrap, 50 inner resamples per replicate: about 28 CPU hours a cell at n = 10,000)

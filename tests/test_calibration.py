@@ -124,6 +124,9 @@ def test_rule_rows_in_order():
         Case("f1", False, 200, stratified=True): "bca",
         Case("other", True, 500, 40, analytic_se=False): "bca",  # e.g. Kendall: nested
         Case("other", False, 500): "bca",
+        Case("bleu", False, 20): "studentized",
+        Case("bleu", False, 20, studentized=False): "bca",
+        Case("bleu", True, 200, 10): "studentized-symmetric",
     }
     for case, method in cases.items():
         assert choose(case).method == method, case

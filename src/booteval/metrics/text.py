@@ -488,7 +488,7 @@ class BLEU(_TextMetric):
     52.5134
     >>> r = booteval.ci(refs, hyps, metric="bleu", n_resamples=1000, seed=0)  # doctest: +SKIP
     >>> print(r.format(digits=2))  # doctest: +SKIP
-    52.51 (46.53, 57.95)
+    52.51 (46.35, 58.04)
     """
 
     name = "bleu"
