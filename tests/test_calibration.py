@@ -119,6 +119,10 @@ def test_rule_rows_in_order():
         Case("pearson", False, 200): "bca",
         Case("other", True, 500, 40): "studentized",  # e.g. ROC-AUC: DeLong's SE
         Case("f1", True, 200, 10): "studentized-symmetric",
+        Case("f1", True, 50, 5): "studentized",  # few rows and very few clusters
+        Case("f1", True, 50, 5, analytic_se=False): "bca",
+        Case("f1", True, 200, 5): "studentized-symmetric",
+        Case("pearson", True, 50, 5): "studentized-symmetric",
         Case("pearson", True, 1000, 5): "studentized-symmetric",
         Case("mean", True, 1000, 29): "studentized-symmetric",
         Case("f1", False, 200, stratified=True): "bca",
@@ -150,6 +154,8 @@ def test_rule_rows_in_order():
          {"metric": "roc_auc", "clusters": np.repeat(np.arange(50), 2)}, "studentized"),
         (([0, 1, 1, 0, 1] * 8, [0, 1, 0, 0, 1] * 8),
          {"metric": "f1", "clusters": np.repeat(np.arange(10), 4)}, "studentized-symmetric"),
+        (([0, 1, 1, 0, 1] * 8, [0, 1, 0, 0, 1] * 8),
+         {"metric": "f1", "clusters": np.repeat(np.arange(5), 8)}, "studentized"),
         # ... and BCa where the studentized interval would need a nested bootstrap
         ((np.arange(40.0), np.arange(40.0) % 7),
          {"metric": "kendall", "clusters": np.repeat(np.arange(10), 4)}, "bca"),
@@ -169,6 +175,19 @@ def test_ci_reports_the_choice_and_why(data, kwargs, method):
             warnings.simplefilter("ignore")
             named = booteval.ci(*data, **kwargs, **RUN, method=method)
         assert (named.low, named.high) == (r.low, r.high)
+
+
+def test_auto_takes_the_analytic_bootstrap_t_for_bleu():
+    pytest.importorskip("sacrebleu")
+    refs = ["the cat sat on the mat", "a dog ran in the park", "it is raining again today"]
+    hyps = ["the cat sat on a mat", "the dog ran in the park", "it rains today"]
+    r = booteval.ci(refs * 10, hyps * 10, metric="bleu", **RUN)
+    named = booteval.ci(refs * 10, hyps * 10, metric="bleu", method="studentized", **RUN)
+    assert r.method == "studentized" and (r.low, r.high) == (named.low, named.high)
+    assert "corpus BLEU on independent rows" in r.notes[0]
+    # with clusters it follows the rows of metrics with an analytic standard error
+    clustered = booteval.ci(refs * 10, hyps * 10, metric="bleu", clusters=np.arange(30) // 3, **RUN)
+    assert clustered.method == "studentized-symmetric"
 
 
 def test_closed_form_choices_equal_the_public_functions():
