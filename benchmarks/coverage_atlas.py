@@ -1237,10 +1237,36 @@ def summarize_cell(
     return rows
 
 
+#: the width of each bounded metric's range (accuracy-like metrics: 1)
+RANGE_WIDTH = {
+    **{name: 1.0 for name in ("accuracy_p0.5", "accuracy_p0.9", "accuracy_p0.99", "f1")},
+    **{name: 1.0 for name in ("macro_f1", "roc_auc", "average_precision")},
+    **{name: 2.0 for name in ("pearson", "kendall", "paired_accuracy_diff")},
+    "bleu": 100.0,
+}
+#: a method whose median interval spans this share of the metric's range says little:
+#: its coverage is near 100 % for free, so it is not the best-calibrated method of a cell
+VACUOUS = 0.9
+
+
+def vacuous(r: dict[str, Any]) -> bool:
+    """Whether a record's median interval spans :data:`VACUOUS` of its metric's range.
+
+    Examples
+    --------
+    >>> vacuous({"metric": "roc_auc", "median_width": 0.95}), vacuous({"metric": "kendall", "median_width": 0.95})
+    (True, False)
+    """  # noqa: E501
+    width, full = r.get("median_width"), RANGE_WIDTH.get(r.get("metric", ""))
+    return width is not None and full is not None and width >= VACUOUS * full
+
+
 def reference_method(rows: Sequence[dict[str, Any]], nominal: float = CONFIDENCE) -> str | None:
-    """The best-calibrated method of a cell (see :func:`summarize_cell`)."""
+    """The best-calibrated method of a cell (see :func:`summarize_cell`), among those
+    whose intervals are not :func:`vacuous` (unless all are)."""
     if not rows:
         return None
+    rows = [r for r in rows if not vacuous(r)] or list(rows)
     se = math.sqrt(nominal * (1 - nominal) / rows[0]["n_datasets"])
     ok = [r for r in rows if r["coverage"] >= nominal - 2 * se and r["median_width"] is not None]
 
@@ -1560,6 +1586,8 @@ def _fmt_cov(r: dict[str, Any], nominal: float, band: float) -> str:
         text += "†"
     if r.get("derived_from"):
         text += "‡"
+    if vacuous(r):
+        text += "◊"
     return text
 
 
@@ -1697,7 +1725,8 @@ def _auto_summary(
         "disagree) and read off the column of the method it picks elsewhere (marked ‡; the",
         "same seed gives the same interval). Below, every such cell: the default's coverage, BCa's",
         "(the default of booteval 0.1 and of `scipy.stats.bootstrap`), and the method closest",
-        "to nominal. *in band*: within "
+        "to nominal whose median interval is not nearly the metric's whole range (◊). *in",
+        "band*: within "
         f"{100 * band:g} points of {100 * nominal:g}; *none in band*: no method of the cell is;",
         "*vs BCa*: closer to nominal than BCa (*better*), as close within 2 Monte Carlo",
         "standard errors (*same*), or farther (*worse*).",
@@ -1712,8 +1741,9 @@ def _auto_summary(
             auto = row.get("auto")
             if auto is None:
                 continue
+            others = [r for m, r in row.items() if m != "auto"]
             best = min(
-                (r for m, r in row.items() if m != "auto"),
+                [r for r in others if not vacuous(r)] or others,
                 key=lambda r: abs(r["coverage"] - nominal),
             )
             rows.append((metric, n, design, auto, row.get("bca"), best))
@@ -1842,6 +1872,10 @@ def render(
         "  bootstrap methods resample clusters. `auto`: `booteval.ci`'s (`compare`'s)",
         "  default (below);",
         "  ‡: read off the column of the method it picks.",
+        "* ◊: the median interval spans at least 90 % of the metric's range (all of [0, 1]",
+        "  for most metrics). Such an interval covers for free and says little (a bootstrap-t",
+        "  where many replicates have a zero standard error, a proportion near 1 at small n);",
+        "  it is never taken as a cell's best-calibrated or closest method.",
         "* Relative width (the tables under *widths*): median interval width over that of",
         "  the cell's best-calibrated method, which is, among the methods whose coverage is",
         "  not more than 2 Monte Carlo standard errors (at the nominal level) below",

@@ -341,6 +341,13 @@ def test_reference_method_rule() -> None:
     rows = [rec("a", 0.955, 1.0), rec("b", 0.945, 0.9)]
     assert atlas.reference_method(rows) == "b"  # equally close: the narrower
     assert atlas.reference_method([rec("a", 0.80, 1.0), rec("b", 0.85, 2.0)]) == "b"
+    # an interval spanning 90 % of the metric's range is never the reference
+    rows = [rec("a", 0.951, 0.95), rec("b", 0.93, 0.4)]
+    assert atlas.reference_method(rows) == "a"  # no metric: no range known
+    rows = [{**r, "metric": "roc_auc"} for r in rows]
+    assert atlas.vacuous(rows[0]) and not atlas.vacuous(rows[1])
+    assert atlas.reference_method(rows) == "b"
+    assert atlas.reference_method(rows[:1]) == "a"  # unless all are
 
 
 # ------------------------------------------------------------------------------ render
