@@ -1598,15 +1598,19 @@ def _completeness(by_metric: dict[str, list[dict[str, Any]]]) -> str:
     missing = sorted({c.metric for c in grid if c.name not in done})
     if not missing:
         return f"The file holds every cell of the grid ({len(grid)} cells)."
-    partly = [m for m in missing if m in by_metric]
     untouched = [m for m in missing if m not in by_metric]
-    parts = [f"some cells of {', '.join(partly)} still to run"] if partly else []
+    parts = [
+        f"{m} at n = {', '.join(f'{n:,}' for n in sizes)}"
+        for m in missing
+        if m in by_metric
+        and (sizes := sorted({c.n for c in grid if c.metric == m and c.name not in done}))
+    ]
+    parts = [f"cells of {'; '.join(parts)} still to run"] if parts else []
     parts += [f"{', '.join(untouched)} not run yet"] if untouched else []
     return (
         f"This atlas is partial: {len(done)} of the grid's {len(grid)} cells have run "
-        f"(metrics: {', '.join(sorted(by_metric)) or 'none'}); {'; '.join(parts)} (see "
-        "`--estimate` for their cost; the nested studentized bootstrap at n = 10,000 "
-        "dominates it)."
+        f"(metrics: {', '.join(sorted(by_metric)) or 'none'}); {'; '.join(parts)}. "
+        "`--estimate K` projects their cost."
     )
 
 

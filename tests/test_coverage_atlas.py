@@ -265,6 +265,21 @@ def test_exact_truths_match_large_samples() -> None:
     assert abs(x.mean() - mc["value"]) < 4 * x.std() / 1000.0
 
 
+def test_completeness_names_what_is_left() -> None:
+    grid = atlas.build_grid()
+    done = [c for c in grid if not (c.metric == "kendall" and c.n >= 1000)]
+    by_metric: dict[str, list[dict[str, Any]]] = {}
+    for c in done:
+        by_metric.setdefault(c.metric, []).append({"cell": c.name})
+    text = atlas._completeness(by_metric)
+    assert f"{len(done)} of the grid's {len(grid)} cells" in text
+    assert "cells of kendall at n = 1,000, 10,000 still to run" in text
+    by_metric.pop("bleu")
+    assert "bleu not run yet" in atlas._completeness(by_metric)
+    everything = {c.metric: [{"cell": x.name} for x in grid] for c in grid}
+    assert atlas._completeness(everything).startswith("The file holds every cell")
+
+
 def test_stratified_design_draws_fixed_class_shares() -> None:
     """The stratified design is a stratified sample (the classes in the population's
     shares, what resampling within classes assumes); iid draws each row's class, from
