@@ -156,6 +156,8 @@ def test_rule_rows_in_order():
         Case("bleu", False, 20): "studentized",
         Case("bleu", False, 20, studentized=False): "bca",
         Case("bleu", True, 200, 10): "studentized-symmetric",
+        Case("bleu", True, 10_000, 200): "studentized-symmetric",
+        Case("bleu", True, 10_000, 200, analytic_se=False): "bca",
     }
     for case, method in cases.items():
         assert choose(case).method == method, case
@@ -210,9 +212,11 @@ def test_auto_takes_the_analytic_bootstrap_t_for_bleu():
     named = booteval.ci(refs * 10, hyps * 10, metric="bleu", method="studentized", **RUN)
     assert r.method == "studentized" and (r.low, r.high) == (named.low, named.high)
     assert "corpus BLEU on independent rows" in r.notes[0]
-    # with clusters it follows the rows of metrics with an analytic standard error
-    clustered = booteval.ci(refs * 10, hyps * 10, metric="bleu", clusters=np.arange(30) // 3, **RUN)
-    assert clustered.method == "studentized-symmetric"
+    # with clusters, the symmetric bootstrap-t at any number of clusters
+    for g in (10, 30):
+        kw = {"metric": "bleu", "clusters": np.arange(3 * g) % g, **RUN}
+        r = booteval.ci(refs * g, hyps * g, **kw)
+        assert r.method == "studentized-symmetric" and "corpus BLEU on" in r.notes[0]
 
 
 def test_closed_form_choices_equal_the_public_functions():
