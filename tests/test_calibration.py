@@ -151,13 +151,14 @@ def test_rule_rows_in_order():
         Case("pearson", True, 1000, 5): "studentized-symmetric",
         Case("mean", True, 1000, 29): "studentized-symmetric",
         Case("f1", False, 200, stratified=True): "bca",
-        Case("other", True, 500, 40, analytic_se=False): "bca",  # e.g. Kendall: nested
+        Case("other", True, 500, 40, analytic_se=False): "percentile",  # e.g. Kendall
+        Case("other", True, 500, 20, analytic_se=False): "bca",
         Case("other", False, 500): "bca",
         Case("bleu", False, 20): "studentized",
         Case("bleu", False, 20, studentized=False): "bca",
         Case("bleu", True, 200, 10): "studentized-symmetric",
         Case("bleu", True, 10_000, 200): "studentized-symmetric",
-        Case("bleu", True, 10_000, 200, analytic_se=False): "bca",
+        Case("bleu", True, 10_000, 200, analytic_se=False): "percentile",
     }
     for case, method in cases.items():
         assert choose(case).method == method, case
@@ -186,6 +187,9 @@ def test_rule_rows_in_order():
         # ... and BCa where the studentized interval would need a nested bootstrap
         ((np.arange(40.0), np.arange(40.0) % 7),
          {"metric": "kendall", "clusters": np.repeat(np.arange(10), 4)}, "bca"),
+        # ... and the percentile interval from 30 clusters
+        ((np.arange(80.0), np.arange(80.0) % 7),
+         {"metric": "kendall", "clusters": np.repeat(np.arange(40), 2)}, "percentile"),
     ],
 )  # fmt: skip
 def test_ci_reports_the_choice_and_why(data, kwargs, method):
