@@ -225,7 +225,8 @@ RULES: tuple[Rule, ...] = (
          f"{FEW_CLUSTERS} or more clusters, no analytic standard error", "percentile",
          "average precision, n = 200, 30 clusters: percentile 93.7 %, BCa 92.8 %; 50: 93.8 %, "
          "92.8 %; n = 1,000, 50: 93.0 %, 91.7 %; Kendall, n = 200, 50 clusters: 94.2 %, "
-         "93.4 %; percentile is as close or closer in every such cell of both metrics",
+         "93.4 %; closer in 8 of the 10 such cells of both metrics (mean distance from 95 % "
+         "2.9 points against BCa's 3.5; Kendall, n = 1,000, 30 clusters: 85.9 %, 86.6 %)",
          lambda case: not case.analytic_se and (case.n_clusters or 0) >= FEW_CLUSTERS),
     Rule("proportion", "independent", "any n", "jeffreys",
          "accuracy p = 0.9, n = 20: Jeffreys 95.7 % (exact), BCa 87.9 %; p = 0.95, n = 200: "
