@@ -67,26 +67,35 @@ def _clustered_scores(rng: np.random.Generator, g: int) -> tuple[np.ndarray, np.
     return x, clusters
 
 
+def _coverage_of_zero(reps: int, intervals):
+    """The shares of ``reps`` data sets whose two intervals ``intervals(j)`` (the default's,
+    BCa's) contain 0, and the last default result."""
+    hit = np.zeros(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for j in range(reps):
+            r, b = intervals(j)
+            hit += (r.low <= 0.0 <= r.high, b.low <= 0.0 <= b.high)
+    return hit[0] / reps, hit[1] / reps, r
+
+
 @pytest.mark.slow
 def test_default_covers_a_clustered_mean_with_50_clusters():
     rng = np.random.default_rng(2026)
     reps = 4000
-    hit = {"auto": 0, "bca": 0}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for j in range(reps):
-            x, clusters = _clustered_scores(rng, 50)
-            # B = 999 stays (B = 499 moves the default to 93.5 %, the band's edge); one
-            # numba thread: the replicates do not depend on the number of threads, and
-            # under pytest-xdist the idle threads of 4,000 short launches contend for cores
-            r = booteval.ci(x, clusters=clusters, n_resamples=999, seed=j, workers=1)
-            b = r.with_method("bca")  # the same replicates as method="bca" with this seed
-            hit["auto"] += r.low <= 0.0 <= r.high
-            hit["bca"] += b.low <= 0.0 <= b.high
+
+    def intervals(j):
+        x, clusters = _clustered_scores(rng, 50)
+        # B = 999 stays (B = 499 moves the default to 93.5 %, the band's edge); one numba
+        # thread: the replicates do not depend on the number of threads, and under
+        # pytest-xdist the idle threads of 4,000 short launches contend for cores
+        r = booteval.ci(x, clusters=clusters, n_resamples=999, seed=j, workers=1)
+        return r, r.with_method("bca")  # the same replicates as method="bca", this seed
+
+    auto, bca, r = _coverage_of_zero(reps, intervals)
     # measured: the default (the cluster bootstrap-t) 93.8 %, BCa 91.8 %, percentile 92.9 %;
     # the bootstrap-t sits near the band's lower edge here (93.5 % with B = 499)
     assert r.method == "studentized"
-    auto, bca = hit["auto"] / reps, hit["bca"] / reps
     se = np.sqrt(0.95 * 0.05 / reps)
     assert abs(auto - 0.95) <= 0.015, (auto, bca)
     # BCa (booteval 0.1's and scipy.stats.bootstrap's default) under-covers here
@@ -100,20 +109,16 @@ def test_compare_default_covers_a_clustered_difference_of_means(g, expected):
     difference has a cluster effect and skewed noise, mean 0. ``compare``'s default is CR2
     on the per-row differences (the rule's ``mean-difference`` row); BCa under-covers."""
     rng = np.random.default_rng(7)
-    reps = 4000
-    hit = {"auto": 0, "bca": 0}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for j in range(reps):
-            d, clusters = _clustered_scores(rng, g)
-            a = rng.normal(size=g)[clusters] + rng.normal(size=clusters.size)
-            kw = {"metric": "mean", "clusters": clusters, "n_resamples": 199, "seed": j}
-            r = booteval.compare(a, a + d, workers=1, **kw)
-            b = booteval.compare(a, a + d, method="bca", workers=1, **kw)
-            hit["auto"] += r.low <= 0.0 <= r.high
-            hit["bca"] += b.low <= 0.0 <= b.high
+
+    def intervals(j):
+        d, clusters = _clustered_scores(rng, g)
+        a = rng.normal(size=g)[clusters] + rng.normal(size=clusters.size)
+        kw = {"metric": "mean", "clusters": clusters, "n_resamples": 199, "seed": j}
+        r = booteval.compare(a, a + d, workers=1, **kw)
+        return r, booteval.compare(a, a + d, method="bca", workers=1, **kw)
+
+    auto, bca, r = _coverage_of_zero(4000, intervals)
     assert r.test == "cr2"
-    auto, bca = hit["auto"] / reps, hit["bca"] / reps
     assert auto == pytest.approx(expected, abs=0.004)  # measured (CR2 needs no resampling)
     assert abs(auto - 0.95) <= 0.015 and bca < 0.92, (auto, bca)
 
