@@ -308,7 +308,8 @@ def compare(
         for accuracies and means the CR2 cluster-robust t interval of the per-row
         differences (:func:`booteval.cluster_robust_interval`), and for another metric with
         an analytic standard error the symmetric bootstrap-t below 30 clusters and the
-        equal-tailed one from 30; BCa otherwise. ``result.method``
+        equal-tailed one from 30, for one without the percentile interval from 30
+        clusters; BCa otherwise. ``result.method``
         and the first note say which was chosen and why. With a closed form the
         ``"bootstrap"`` p-value inverts it (``result.test`` names it), and each system's
         own interval is the percentile bootstrap's.
