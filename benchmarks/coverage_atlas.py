@@ -94,6 +94,7 @@ METHOD_ORDER: tuple[str, ...] = (
     "jeffreys",
     "clopper-pearson",
     "newcombe",
+    "tango",
     "clustered-wilson",
     "delong",
     "fisher-z",
@@ -838,7 +839,7 @@ def methods_for(cell: Cell) -> tuple[str, ...]:
     elif cell.n_clusters is not None:
         out += spec.analytic_clustered
     if spec.paired and cell.n_clusters is None:
-        out.append("newcombe")
+        out += ["newcombe", "tango"]
     if isinstance(spec, AccuracySpec | PairedAccuracySpec):
         # booteval.ci's (compare's) default, run as such; for other metrics the rule does not
         # look at the data, so the page reads its column off the method it picks (derived_auto)
@@ -1028,6 +1029,10 @@ def dataset_intervals(
         attempt(
             ["newcombe"],
             lambda: booteval.newcombe_interval(pred_a == y, pred_b == y, confidence_level=level),
+        )
+        attempt(
+            ["tango"],
+            lambda: booteval.tango_interval(pred_a == y, pred_b == y, confidence_level=level),
         )
     if "delong" in wanted:
         attempt(["delong"], lambda: booteval.delong_interval(*data.arrays, confidence_level=level))
@@ -1872,7 +1877,8 @@ def render(
         "  logit scale, proportions); closed forms: `wilson`, `clopper-pearson`,",
         "  `clustered-wilson`, `delong`, `fisher-z`, `cr2` and `cr1` (cluster-robust t),",
         "  `wild-cluster` (wild cluster bootstrap-t), `jeffreys` (proportions), `newcombe`",
-        "  (Newcombe's score interval, paired accuracies). Under a cluster design the",
+        "  and `tango` (Newcombe's and Tango's score intervals, paired accuracies). Under a",
+        "  cluster design the",
         "  bootstrap methods resample clusters. `auto`: `booteval.ci`'s (`compare`'s)",
         "  default (below);",
         "  ‡: read off the column of the method it picks.",

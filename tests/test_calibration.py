@@ -135,6 +135,8 @@ def test_rule_rows_in_order():
         Case("proportion", True, 20, 5, minority=9): "cr2",  # near 0.5: not "near 0 or 1"
         Case("proportion", True, 80, 8, minority=35): "cr2",
         Case("proportion", True, 200, 50, minority=25): "clustered-wilson",  # < 30 and 12.5 %
+        Case("proportion", True, 50, 5, minority=3): "cr2",  # few clusters and rows: CR2
+        Case("proportion", True, 50, 5, minority=0): "clustered-wilson",  # CR2 would be a point
         Case("proportion", True, 60, 5, minority=25): "cr2",  # 25 < 30, but 42 % of rows
         Case("proportion", True, 1000, 8, minority=400): "studentized-symmetric",
         Case("proportion", True, 1000, 50, minority=400): "studentized-symmetric",

@@ -90,6 +90,7 @@ EXAMPLES = {
     "wilson_interval": lambda: booteval.wilson_interval(40, 60),
     "jeffreys_interval": lambda: booteval.jeffreys_interval(40, 60),
     "newcombe_interval": lambda: booteval.newcombe_interval([1, 1, 0, 1, 0], [1, 1, 1, 1, 0]),
+    "tango_interval": lambda: booteval.tango_interval([1, 1, 0, 1, 0], [1, 1, 1, 1, 0]),
     "clopper_pearson_interval": lambda: booteval.clopper_pearson_interval(40, 60),
     "delong_interval": lambda: booteval.delong_interval(Y, SA),
     "delong_test": lambda: booteval.delong_test(Y, SA, SB),

@@ -55,7 +55,7 @@ from .inference.leaderboard import (
     adjust_p_values,
     leaderboard,
 )
-from .inference.paired_proportions import newcombe_interval
+from .inference.paired_proportions import newcombe_interval, tango_interval
 from .inference.power import (
     PowerAnalysis,
     minimum_detectable_effect,
@@ -233,6 +233,7 @@ __all__ = [
     "score_matrices",
     "simulate_correlation_coverage",
     "stderr_progress",
+    "tango_interval",
     "threshold_ci",
     "threshold_compare",
     "threshold_metric",

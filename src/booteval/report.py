@@ -221,9 +221,9 @@ def compare_report(results: Sequence[Any], *, scale: float = 1.0, digits: int = 
     >>> r = booteval.compare(a, b, names=("old", "new"), n_resamples=1000, seed=0)
     >>> print(render(compare_report([r], scale=100, digits=1), "text"))
     metric  old (95% CI)       new (95% CI)       new - old (95% CI)  p        test
-    mean    62.5 (55.5, 69.0)  75.0 (69.0, 80.5)  12.5 (7.8, 17.2)    2.1e-07  newcombe
+    mean    62.5 (55.5, 69.0)  75.0 (69.0, 80.5)  12.5 (8.6, 17.8)    5.7e-07  tango
     <BLANKLINE>
-    95% newcombe intervals; paired iid bootstrap (200 rows); B = 1000, seed = 0; booteval ...
+    95% tango intervals; paired iid bootstrap (200 rows); B = 1000, seed = 0; booteval ...
     """
     if not results:
         raise ValueError("no results to report")

@@ -54,7 +54,8 @@ class ComparisonResult(PairedDifference):
         (``"greater"``: B's metric is larger than A's).
     test : str
         What produced the p-value: ``"bootstrap"`` inverts the (bootstrap) interval method;
-        ``"newcombe"`` and ``"cr2"`` invert the closed form that ``method="auto"`` chose;
+        ``"tango"``, ``"newcombe"`` and ``"cr2"`` invert the closed form that
+        ``method="auto"`` chose;
         the others are the classical tests of ``compare``'s ``test``.
     standard_error : float
         Standard deviation of the bootstrap differences.
@@ -302,7 +303,7 @@ def compare(
         The interval of the difference: a method of :func:`booteval.ci`, or ``"auto"``,
         which picks by the coverage atlas's rules
         (``booteval.inference.auto_method.RULES``) from the metric, the design and the
-        data: Newcombe's score interval (:func:`booteval.newcombe_interval`) for a
+        data: Tango's score interval (:func:`booteval.tango_interval`) for a
         difference of two accuracies (or 0/1 scores) on independent rows with fewer than
         30 discordant rows, where every bootstrap interval under-covers; with clusters,
         for accuracies and means the CR2 cluster-robust t interval of the per-row

@@ -153,7 +153,8 @@ def ci(
         clusters and, for a proportion, its distance from 0 or 1: the table
         ``booteval.inference.auto_method.RULES``. It may be a closed form for a
         proportion (``"jeffreys"`` on independent rows, ``"clustered-wilson"``
-        near 0 or 1 under clusters, ``"cr2"`` with fewer than 10 clusters and 100 rows),
+        near 0 or 1 under clusters, ``"cr2"`` with fewer than 10 clusters and 100 rows
+        where both outcomes occur),
         and with clusters it is a bootstrap-t (``"studentized"``, or its symmetric form
         with few clusters) for a metric with an analytic standard error and
         ``"percentile"`` from 30 clusters for one without; corpus BLEU takes the

@@ -1,4 +1,4 @@
-"""Newcombe's score interval for the difference of two proportions on the same rows.
+"""Score intervals for the difference of two proportions on the same rows.
 
 Two systems answer the same ``n`` questions; each row is right (1) or wrong (0) for each.
 The difference of their accuracies, ``B - A``, depends only on the discordant rows (one
@@ -11,8 +11,19 @@ combined with the estimated correlation of the paired outcomes. It never leaves
 ``[-1, 1]``, never has zero width, and over a grid of true proportions it rarely covers
 less than nominal (exact enumeration in ``tests/test_paired_proportions.py``).
 
-Reference: R. G. Newcombe, "Improved confidence intervals for the difference between
+Tango (1998) inverts instead the score test of the difference itself: for each candidate
+difference it refits the table under that difference (a closed-form maximum likelihood
+fit) and keeps the differences the test does not reject. Over the grid of
+``tests/test_paired_proportions.py`` (60 tables with fewer than 30 expected discordant
+rows, exact enumeration) it is closer to 95 % than Newcombe's interval (mean distance 1.6
+points against 2.2, 37 tables within 1.5 points against 25, lowest coverage 93.6 %
+against 94.7 %), so ``method="auto"`` takes it there. Its test of "no difference" is
+McNemar's.
+
+References: R. G. Newcombe, "Improved confidence intervals for the difference between
 binomial proportions based on paired data", Statistics in Medicine 17 (1998), 2635-2650.
+T. Tango, "Equivalence test and confidence interval for the difference in proportions
+for the paired-sample design", Statistics in Medicine 17 (1998), 891-908.
 """
 
 from __future__ import annotations
@@ -22,13 +33,21 @@ from typing import Any
 
 import numpy as np
 from scipy.optimize import brentq
+from scipy.stats import norm
 
 from ..core.errors import InvalidInputError
 from ..core.params import ALTERNATIVES, validated
 from .analytic import AnalyticInterval, _check_confidence_level, _describe
 from .analytic import wilson_interval as _wilson  # the Wilson interval of each margin
 
-__all__ = ["newcombe_interval", "newcombe_p_value", "paired_counts"]
+__all__ = [
+    "newcombe_interval",
+    "newcombe_p_value",
+    "paired_counts",
+    "tango_interval",
+    "tango_p_value",
+    "tango_statistic",
+]
 
 #: the smallest p-value :func:`newcombe_p_value` resolves
 P_FLOOR = 1e-15
@@ -219,3 +238,120 @@ def newcombe_p_value(counts: tuple[int, int, int, int], alternative: str = "two-
     if alternative == "less":
         return p_less
     return min(1.0, 2.0 * min(p_greater, p_less))
+
+
+def _fitted_only_a(delta: float, only_a: int, only_b: int, n: int) -> float:
+    """The maximum likelihood share of "only A right" rows among tables whose difference
+    ``B - A`` is ``delta`` (the positive root of Tango's quadratic)."""
+    w = only_b * (1.0 + delta) + only_a * (1.0 - delta) - 2.0 * n * delta
+    disc = w * w + 8.0 * n * only_a * delta * (1.0 - delta)
+    return (w + math.sqrt(max(disc, 0.0))) / (4.0 * n)
+
+
+def tango_statistic(delta: float, counts: tuple[int, int, int, int]) -> float:
+    """Tango's score statistic of the hypothesis that ``B - A`` equals ``delta``.
+
+    ``(only_b - only_a - n delta) / sqrt(n (2 q + delta (1 - delta)))``, with ``q`` the
+    fitted share of "only A right" rows under that hypothesis. It decreases in ``delta``,
+    and at ``delta = 0`` it is McNemar's statistic ``(only_b - only_a) / sqrt(only_a +
+    only_b)`` (0 when no row is discordant).
+
+    Examples
+    --------
+    >>> round(tango_statistic(0.0, (36, 2, 12, 0)), 4)   # McNemar: 10 / sqrt(14)
+    2.6726
+    """
+    _, only_a, only_b, _ = counts
+    n = sum(counts)
+    top = only_b - only_a - n * delta
+    var = n * (2.0 * _fitted_only_a(delta, only_a, only_b, n) + delta * (1.0 - delta))
+    if var <= 0.0:
+        return 0.0 if top == 0 else math.copysign(math.inf, top)
+    return top / math.sqrt(var)
+
+
+def _tango_bounds(counts: tuple[int, int, int, int], level: float) -> tuple[float, float]:
+    z = float(norm.ppf(0.5 + level / 2.0))
+    n = sum(counts)
+    d = (counts[2] - counts[1]) / n
+    edge = 1.0 - 1e-12
+
+    def end(target: float) -> Any:
+        return lambda delta: tango_statistic(delta, counts) - target
+
+    low = -1.0 if end(z)(-edge) <= 0 else brentq(end(z), -edge, d, xtol=1e-12)
+    high = 1.0 if end(-z)(edge) >= 0 else brentq(end(-z), d, edge, xtol=1e-12)
+    return float(low), float(high)
+
+
+@validated
+def tango_interval(
+    correct_a: Any, correct_b: Any, *, confidence_level: float = 0.95
+) -> AnalyticInterval:
+    """Tango's score interval for ``mean(correct_b) - mean(correct_a)`` on paired rows.
+
+    Parameters
+    ----------
+    correct_a, correct_b : array-like of 0/1 or bool
+        Whether system A, and system B, got each row right (the same rows, in the same
+        order).
+    confidence_level : float, default 0.95
+        Nominal coverage, strictly between 0 and 1.
+
+    Returns
+    -------
+    AnalyticInterval
+        ``estimate`` is B's accuracy minus A's, ``method = "tango"``, ``n`` the rows and
+        ``standard_error = None``.
+
+    Raises
+    ------
+    InvalidInputError
+        When an input is not 0/1, the lengths differ, or ``confidence_level`` is not
+        strictly between 0 and 1.
+
+    Notes
+    -----
+    The interval holds every difference ``delta`` whose score statistic
+    (:func:`tango_statistic`) lies within the normal quantiles; only the discordant rows
+    and ``n`` enter. It stays in ``[-1, 1]`` and keeps a width when no row is discordant.
+    ``booteval.compare(..., method="auto")`` uses it for a paired difference of
+    accuracies on independent rows with fewer than 30 discordant rows; its p-value
+    (:func:`tango_p_value`) is McNemar's test.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.repeat([1, 0, 1], [36, 12, 2])   # 12 rows only B right, 2 only A right
+    >>> b = np.repeat([1, 1, 0], [36, 12, 2])
+    >>> print(tango_interval(a, b).format(digits=4))
+    0.2000 (0.0611, 0.3447)
+    """
+    level = _check_confidence_level(confidence_level)
+    counts = paired_counts(correct_a, correct_b)
+    n = sum(counts)
+    low, high = _tango_bounds(counts, level)
+    return AnalyticInterval((counts[2] - counts[1]) / n, low, high, level, "tango", n, None)
+
+
+def tango_p_value(counts: tuple[int, int, int, int], alternative: str = "two-sided") -> float:
+    """The p-value of "no difference" that inverts :func:`tango_interval`: McNemar's
+    normal test, ``z = (only_b - only_a) / sqrt(only_a + only_b)``.
+
+    Examples
+    --------
+    >>> round(tango_p_value((36, 2, 12, 0)), 4)
+    0.0075
+    >>> tango_p_value((36, 2, 12, 0), "less") > 0.99
+    True
+    """
+    if alternative not in ALTERNATIVES:
+        raise InvalidInputError(
+            "alternative", "one of " + ", ".join(map(repr, ALTERNATIVES)), repr(alternative)
+        )
+    z = tango_statistic(0.0, counts)
+    if alternative == "greater":
+        return float(norm.sf(z))
+    if alternative == "less":
+        return float(norm.cdf(z))
+    return min(1.0, float(2.0 * norm.sf(abs(z))))
