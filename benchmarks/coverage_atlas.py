@@ -1719,6 +1719,31 @@ def with_exact_coverage(rows: list[dict[str, Any]]) -> None:
         r["coverage"], r["coverage_se"], r["exact"] = exact, 0.0, True
 
 
+def attainable_coverage(n: int, p: float, nominal: float = CONFIDENCE) -> float:
+    """The smallest coverage at or above ``nominal`` that any interval for a binomial
+    proportion can have at ``n`` rows and true proportion ``p``, among intervals whose ends
+    increase with the count of right rows.
+
+    Such an interval contains ``p`` for a contiguous range of counts, so its coverage is
+    the probability of a range ``[a, b]``; the count's few likely values leave gaps.
+
+    Examples
+    --------
+    >>> round(100 * attainable_coverage(200, 0.99), 1)   # 94.8 % (0 to 4 errors) or 98.4 %
+    98.4
+    """
+    cum = np.concatenate([[0.0], np.cumsum(stats.binom.pmf(np.arange(n + 1), n, p))])
+    # for each start a, the first end b whose range [a, b] reaches nominal
+    ends = np.searchsorted(cum, cum[:-1] + nominal - 1e-12)
+    ok = ends <= n + 1
+    return float(np.min(cum[ends[ok]] - cum[:-1][ok]))
+
+
+def _attainable(metric: str, n: int, nominal: float) -> float:
+    spec = METRICS.get(metric)
+    return attainable_coverage(n, spec.p, nominal) if isinstance(spec, AccuracySpec) else -1.0
+
+
 def _auto_summary(
     by_metric: dict[str, list[dict[str, Any]]], nominal: float, band: float
 ) -> list[str]:
@@ -1737,8 +1762,11 @@ def _auto_summary(
         "to nominal whose median interval is not nearly the metric's whole range (◊). *in",
         "band*: within "
         f"{100 * band:g} points of {100 * nominal:g}; *none in band*: no method of the cell is;",
-        "*vs BCa*: closer to nominal than BCa (*better*), as close within 2 Monte Carlo",
-        "standard errors (*same*), or farther (*worse*).",
+        "*discrete*: an exact binomial cell where the default has the smallest coverage at or",
+        "above nominal that any interval can have (`attainable_coverage`: the count of right",
+        "rows takes so few likely values that nothing lands between; a method in band there",
+        "under-covers); *vs BCa*: closer to nominal than BCa (*better*), as close within 2",
+        "Monte Carlo standard errors (*same*), or farther (*worse*).",
         "",
     ]
     rows: list[tuple[str, int, str, dict[str, Any], dict[str, Any] | None, dict[str, Any]]] = []
@@ -1757,7 +1785,7 @@ def _auto_summary(
             )
             rows.append((metric, n, design, auto, row.get("bca"), best))
     rows.sort(key=lambda t: (list(by_metric).index(t[0]), t[1], _design_rank(t[2])))
-    counts = {"in band": 0, "none in band": 0, "outside": 0, "worse": 0}
+    counts = {"in band": 0, "none in band": 0, "discrete": 0, "outside": 0, "worse": 0}
     table = [
         "| metric | n | design | default | chose | BCa | closest method | status | vs BCa |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -1768,6 +1796,8 @@ def _auto_summary(
             status = "in band"
         elif abs(best["coverage"] - nominal) > band + 1e-12:
             status = "none in band"
+        elif auto.get("exact") and abs(c - _attainable(metric, n, nominal)) < 1e-9:
+            status = "discrete"
         else:
             status = "outside"
         counts[status] += 1
@@ -1785,8 +1815,9 @@ def _auto_summary(
         )
     out += [
         f"Cells: {len(rows)}; in band {counts['in band']}; no method in band "
-        f"{counts['none in band']}; outside the band where some method is in it "
-        f"{counts['outside']}; worse calibrated than BCa {counts['worse']}.",
+        f"{counts['none in band']}; at the discrete limit {counts['discrete']}; outside the "
+        f"band where some method is in it {counts['outside']}; worse calibrated than BCa "
+        f"{counts['worse']}.",
         "",
         *table,
         "",

@@ -446,6 +446,34 @@ def test_exact_coverage_is_the_binomial_sum_over_ci_itself(n: int, p: float) -> 
     assert atlas.exact_coverage("bca", n, p) is None
 
 
+@pytest.mark.parametrize(("n", "p"), [(20, 0.9), (50, 0.5), (200, 0.99), (37, 0.2)])
+def test_attainable_coverage_is_the_smallest_range_probability_at_or_above_nominal(
+    n: int, p: float
+) -> None:
+    from scipy import stats
+
+    pmf = stats.binom.pmf(np.arange(n + 1), n, p)
+    sums = [pmf[a : b + 1].sum() for a in range(n + 1) for b in range(a, n + 1)]
+    brute = min(x for x in sums if x >= 0.95 - 1e-12)
+    assert atlas.attainable_coverage(n, p) == pytest.approx(brute, abs=1e-12)
+    # no interval method lands between: the closed forms sit at it or under 95 %
+    for method in ("wilson", "jeffreys", "clopper-pearson"):
+        cov = atlas.exact_coverage(method, n, p)
+        assert cov < 0.95 or cov >= atlas.attainable_coverage(n, p) - 1e-12
+
+
+def test_the_default_at_the_discrete_limit_is_not_counted_outside() -> None:
+    base = {"n": 200, "design": "iid", "coverage_se": 0.0, "exact": True}
+    cell = [
+        {**base, "method": "auto", "coverage": atlas.attainable_coverage(200, 0.99)},
+        {**base, "method": "wilson", "coverage": 0.948},
+        {**base, "method": "bca", "coverage": 0.868, "coverage_se": 0.008, "exact": False},
+    ]
+    text = "\n".join(atlas._auto_summary({"accuracy_p0.99": cell}, 0.95, 0.015))
+    assert "at the discrete limit 1; outside the band where some method is in it 0" in text
+    assert text.rstrip().endswith("| wilson 94.8 | discrete | better |")
+
+
 def test_exact_coverage_replaces_only_binomial_forms_of_independent_accuracy_cells() -> None:
     base = {"n": 50, "n_datasets": 2000, "confidence_level": 0.95, "coverage_se": 0.005}
     recs = [
