@@ -310,7 +310,7 @@ def compare(
         differences (:func:`booteval.cluster_robust_interval`), and for another metric with
         an analytic standard error the symmetric bootstrap-t below 30 clusters and the
         equal-tailed one from 30, for one without the percentile interval from 30
-        clusters (below 30 and up to 50 rows the nested symmetric bootstrap-t); BCa
+        clusters (below 30 and up to 50 rows the nested bootstrap-t); BCa
         otherwise. ``result.method``
         and the first note say which was chosen and why. With a closed form the
         ``"bootstrap"`` p-value inverts it (``result.test`` names it), and each system's

@@ -158,7 +158,7 @@ def ci(
         and with clusters it is a bootstrap-t (``"studentized"``, or its symmetric form
         with few clusters) for a metric with an analytic standard error and
         ``"percentile"`` from 30 clusters for one without (below 30 clusters and up to
-        50 rows the nested symmetric bootstrap-t); corpus BLEU takes the
+        50 rows the nested bootstrap-t); corpus BLEU takes the
         bootstrap-t on independent rows too. With a closed form the
         bootstrap still runs (percentile) so ``result.with_method`` and
         ``result.distribution`` work. ``result.method`` is the method chosen and
