@@ -29,6 +29,7 @@ for the paired-sample design", Statistics in Medicine 17 (1998), 891-908.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -128,6 +129,18 @@ def _bounds(counts: tuple[int, int, int, int], level: float) -> tuple[float, flo
     return max(-1.0, d - math.sqrt(max(down, 0.0))), min(1.0, d + math.sqrt(max(up, 0.0)))
 
 
+def _score_interval(
+    correct_a: Any, correct_b: Any, confidence_level: float,
+    bounds: Callable[[tuple[int, int, int, int], float], tuple[float, float]], name: str,
+) -> AnalyticInterval:  # fmt: skip
+    """The interval ``bounds`` gives for ``B - A`` on the 2 x 2 table of the two systems."""
+    level = _check_confidence_level(confidence_level)
+    counts = paired_counts(correct_a, correct_b)
+    n = sum(counts)
+    low, high = bounds(counts, level)
+    return AnalyticInterval((counts[2] - counts[1]) / n, low, high, level, name, n, None)
+
+
 @validated
 def newcombe_interval(
     correct_a: Any, correct_b: Any, *, confidence_level: float = 0.95
@@ -180,12 +193,7 @@ def newcombe_interval(
     >>> newcombe_interval([1, 1, 1], [1, 1, 1]).high > 0   # no discordant row: not a point
     True
     """
-    level = _check_confidence_level(confidence_level)
-    counts = paired_counts(correct_a, correct_b)
-    n = sum(counts)
-    low, high = _bounds(counts, level)
-    d = (counts[2] - counts[1]) / n
-    return AnalyticInterval(d, low, high, level, "newcombe", n, None)
+    return _score_interval(correct_a, correct_b, confidence_level, _bounds, "newcombe")
 
 
 def newcombe_p_value(counts: tuple[int, int, int, int], alternative: str = "two-sided") -> float:
@@ -327,11 +335,7 @@ def tango_interval(
     >>> print(tango_interval(a, b).format(digits=4))
     0.2000 (0.0611, 0.3447)
     """
-    level = _check_confidence_level(confidence_level)
-    counts = paired_counts(correct_a, correct_b)
-    n = sum(counts)
-    low, high = _tango_bounds(counts, level)
-    return AnalyticInterval((counts[2] - counts[1]) / n, low, high, level, "tango", n, None)
+    return _score_interval(correct_a, correct_b, confidence_level, _tango_bounds, "tango")
 
 
 def tango_p_value(counts: tuple[int, int, int, int], alternative: str = "two-sided") -> float:
