@@ -160,6 +160,41 @@ def test_studentized_standard_errors(scores: np.ndarray) -> None:
         assert values[b] == pytest.approx(ev.replicates(w)[0], rel=1e-12)
 
 
+@pytest.mark.parametrize("clustered", [False, True])
+def test_auc_studentized_standard_errors_on_the_kernels(clustered: bool) -> None:
+    """The compiled studentized ROC-AUC: each replicate's value is the percentile run's
+    (same draws) and its standard error is DeLong's on that replicate's weights."""
+    rng = np.random.default_rng(4)
+    n = 500
+    cl = np.arange(n) // 5
+    y = (rng.random(n) < 0.3).astype(int)
+    s = np.round(rng.normal(size=n) + y, 1)
+    m = get_metric("roc_auc")
+    arrays = m.validate(y, s)
+    ev = m.bind(arrays, make_design(n, clusters=cl) if clustered else make_design(n))
+    run = K.plan(ev, ev.design)
+    assert run.has_standard_error
+    values, ses = run(5, 0, 40, True)
+    plain, none = run(5, 0, 40, False)
+    assert none is None and np.array_equal(values, plain)
+    for b in (0, 17, 39):
+        if clustered:  # the kernel draws clusters
+            w = np.bincount(K.drawn_indices(5, b, 100), minlength=100).astype(float)
+        else:  # the kernel draws sorted positions
+            w = np.bincount(ev.groups.order[K.drawn_indices(5, b, n)], minlength=n).astype(float)
+        assert values[b] == pytest.approx(ev.replicates(w[None, :])[0], abs=1e-12)
+        assert ses[b] == pytest.approx(ev.standard_errors(w[None, :])[0], rel=1e-12)
+    kw = {"metric": "roc_auc", "n_resamples": 300, "seed": 2, "method": "studentized"}
+    kw.update(clusters=cl) if clustered else None
+    r = booteval.ci(y, s, **kw)
+    assert "numba engine" in r.design and not r.notes
+    again = booteval.ci(y, s, batch=37, workers=1, **kw)
+    assert np.array_equal(again.replicate_standard_errors, r.replicate_standard_errors)
+    slow = booteval.ci(y, s, engine="numpy", **kw)  # another stream, the same formula
+    ratio = np.mean(r.replicate_standard_errors) / np.mean(slow.replicate_standard_errors)
+    assert abs(ratio - 1) < 0.03
+
+
 # ------------------------------------------------------- same distribution as the NumPy engine
 
 
@@ -244,7 +279,7 @@ def test_estimate_and_jackknife_unchanged(scores: np.ndarray) -> None:
         ),
         (
             (np.arange(40) % 2, np.arange(40.0) % 9),
-            {"metric": "roc_auc", "method": "studentized", "n_inner": 5},
+            {"metric": "average_precision", "method": "studentized", "n_inner": 5},
             "nested bootstrap",
         ),
     ],

@@ -456,6 +456,12 @@ def test_roc_auc_standard_error_is_delongs(clustered):
     new_groups = np.concatenate([np.full(np.sum(groups == u), i) for i, u in enumerate(copies)])
     got = ev.standard_errors(w[None, :].astype(float))[0]
     assert got == pytest.approx(_delong_se_by_hand(y[rows], s[rows], new_groups), rel=1e-12)
+    # several replicates in one call: each the same as alone
+    batch = rng.multinomial(ev.n_units, np.full(ev.n_units, 1 / ev.n_units), size=5)
+    batch = np.vstack([batch, w]).astype(float)
+    alone = [ev.standard_errors(row[None, :])[0] for row in batch]
+    assert np.allclose(ev.standard_errors(batch), alone, rtol=1e-13, atol=0)
+    assert ev.standard_errors(batch)[-1] == got
     only_negatives = np.where(y == 0, 1.0, 0.0)[None, :] if not clustered else None
     if only_negatives is not None:
         assert np.isnan(ev.standard_errors(only_negatives)[0])
@@ -468,7 +474,7 @@ def test_roc_auc_standard_error_follows_a_new_design():
     s = rng.normal(size=n) + y
     m = RocAuc()
     first = m.bind(m.validate(y, s), make_design(n, clusters=np.arange(n) // 6))
-    first.standard_errors(np.ones((1, 10)))  # caches its unit matrix
+    first.standard_errors(np.ones((1, 10)))  # caches its layout
     other = make_design(n, clusters=(np.arange(n) * 7) % 10)  # 10 clusters too
     moved = first.with_design(other).standard_errors(np.ones((1, 10)))[0]
     fresh = m.bind(m.validate(y, s), other).standard_errors(np.ones((1, 10)))[0]

@@ -18,9 +18,19 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from .kernels import _CACHE, Runner, _count_draws, _design_units, _draw_units, chunk_runner
+from .kernels import (
+    _CACHE,
+    Runner,
+    _compile_notice,
+    _count_draws,
+    _design_units,
+    _draw_units,
+    chunk_runner,
+)  # fmt: skip
 
-__all__ = ["auc_bounds", "auc_runner", "single", "units_auc_runner", "units_of"]
+__all__ = [
+    "auc_bounds", "auc_runner", "delong_standard_errors", "single", "units_auc_runner", "units_of",
+]  # fmt: skip
 
 
 @njit(parallel=True, cache=_CACHE)
@@ -185,10 +195,38 @@ def _auc_units_kernel(
 
 def auc_runner(ev: object, design: Any) -> Runner | str:
     """The runner of one system's ROC-AUC: over sorted positions when ``design`` is iid,
-    otherwise over its units."""
-    if design.kind == "iid":
-        return _sorted_auc_runner(ev)
-    return single(units_auc_runner([ev], design))
+    otherwise over its units; with DeLong's standard errors on the same draws when asked
+    (a studentized interval)."""
+    iid = design.kind == "iid"
+    values = _sorted_auc_runner(ev) if iid else single(units_auc_runner([ev], design))
+    if isinstance(values, str):
+        return values
+    rows, pos, ties = _auc_layout(ev)
+    units = rows if iid else units_of([(rows,)], design)
+    if isinstance(units, str):
+        return units
+    units = units.reshape(-1)
+    g = ev.groups  # type: ignore[attr-defined]
+    group = np.ascontiguousarray(g.group_of_row[rows], dtype=np.int64)
+    perm, offsets = _design_units(design)
+    clustered = bool(design.clustered)
+
+    def call(lo: int, chunks: int, k0: Any, k1: Any, out: np.ndarray) -> None:
+        _auc_se_kernel(
+            units, pos, group, g.n_groups, ties, perm, offsets, iid, clustered, k0, k1, lo,
+            chunks, out,
+        )  # fmt: skip
+
+    with_se = chunk_runner(_auc_se_kernel, call, width=2)
+
+    def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, Any]:
+        if not want_se:
+            return values(seed, start, stop, False)
+        both, _ = with_se(seed, start, stop, False)
+        return both[:, 0], both[:, 1]
+
+    run.has_standard_error = True  # type: ignore[attr-defined]
+    return run
 
 
 def auc_bounds(ev: object) -> np.ndarray:
@@ -274,3 +312,117 @@ def single(runner: Runner | str) -> Runner | str:
 
     run.has_standard_error = False  # type: ignore[attr-defined]
     return run
+
+
+@njit(cache=_CACHE, inline="always")
+def _delong_se(w, wu, unit, pos, group, clustered, wp, wn, a10, a01, per_unit):  # pragma: no cover
+    """DeLong's standard error of one replicate, from the weights ``w`` of the rows in
+    sorted order and ``wu`` of the units.
+
+    Position ``i`` holds a row of unit ``unit[i]``, positive where ``pos[i]``, in tie
+    group ``group[i]`` (increasing score). Each group's class weights give the
+    placements and the AUC; the variance adds the squared influence of every row
+    (``clustered`` false: a unit is a row) or of one copy of every cluster, weighed by
+    its unit's weight. NaN where a class weighs nothing. ``wp``, ``wn``, ``a10``, ``a01``
+    (one entry per group) and ``per_unit`` are scratch.
+    """
+    n_groups = wp.shape[0]
+    wp[:] = 0.0
+    wn[:] = 0.0
+    for i in range(unit.shape[0]):
+        if pos[i]:
+            wp[group[i]] += w[i]
+        else:
+            wn[group[i]] += w[i]
+    p_tot = 0.0
+    n_tot = 0.0
+    for g in range(n_groups):
+        p_tot += wp[g]
+        n_tot += wn[g]
+    if not (p_tot > 0.0 and n_tot > 0.0):
+        return np.nan
+    below = 0.0  # negative weight of the lower groups
+    above = p_tot  # positive weight of the higher groups (once this one is taken off)
+    num = 0.0
+    for g in range(n_groups):
+        a10[g] = (below + 0.5 * wn[g]) / n_tot  # a positive's placement
+        below += wn[g]
+        above -= wp[g]
+        a01[g] = (above + 0.5 * wp[g]) / p_tot  # a negative's placement
+        num += wp[g] * a10[g]
+    auc = num / p_tot
+    var = 0.0
+    for g in range(n_groups):  # placements less the AUC, over the class's weight
+        a10[g] = (a10[g] - auc) / p_tot
+        a01[g] = (a01[g] - auc) / n_tot
+        var += wp[g] * a10[g] * a10[g] + wn[g] * a01[g] * a01[g]
+    if clustered:  # one copy of each cluster: its rows' influences add up first
+        var = 0.0
+        per_unit[:] = 0.0
+        for i in range(unit.shape[0]):
+            per_unit[unit[i]] += a10[group[i]] if pos[i] else a01[group[i]]
+        for u in range(per_unit.shape[0]):
+            var += wu[u] * per_unit[u] * per_unit[u]
+    return np.sqrt(max(var, 0.0))
+
+
+@njit(cache=_CACHE, nogil=True)
+def _delong_se_kernel(uw, unit, pos, group, n_groups, clustered, out):  # pragma: no cover
+    """:func:`_delong_se` of each row of unit weights ``uw``."""
+    n = unit.shape[0]
+    w = np.empty(n)
+    wp, wn = np.empty(n_groups), np.empty(n_groups)
+    a10, a01 = np.empty(n_groups), np.empty(n_groups)
+    per_unit = np.empty(uw.shape[1])
+    for b in range(uw.shape[0]):
+        for i in range(n):
+            w[i] = uw[b, unit[i]]
+        out[b] = _delong_se(w, uw[b], unit, pos, group, clustered, wp, wn, a10, a01, per_unit)
+
+
+@njit(parallel=True, cache=_CACHE)
+def _auc_se_kernel(
+    units, pos, group, n_groups, ties, perm, offsets, by_position, clustered, k0, k1, start,
+    chunks, out,
+):  # pragma: no cover - compiled  # fmt: skip
+    """ROC-AUC (``out[:, 0]``) and DeLong's standard error (``out[:, 1]``) of one system's
+    replicates, on the draws of the value kernels: of sorted positions where
+    ``by_position`` (as :func:`_auc_rows_kernel`), else of the design's units (as
+    :func:`_auc_units_kernel`); see :func:`_delong_se` for ``units``, ``pos``, ``group``."""
+    n = units.shape[0]
+    nb = out.shape[0]
+    for c in prange(chunks):
+        counts = np.zeros(n if by_position else perm.shape[0], dtype=np.int32)
+        w = np.zeros(n, dtype=np.int32)
+        wp, wn = np.empty(n_groups), np.empty(n_groups)
+        a10, a01 = np.empty(n_groups), np.empty(n_groups)
+        per_unit = np.empty(counts.shape[0] if clustered else 0)
+        for r in range(c * nb // chunks, (c + 1) * nb // chunks):
+            if by_position:
+                _count_draws(counts, k0, k1, start + r)
+            else:
+                _draw_units(counts, perm, offsets, k0, k1, start + r)
+            total = np.int64(0)
+            for i in range(n):
+                w[i] = counts[i] if by_position else counts[units[i]]
+                total += w[i]
+            out[r, 1] = _delong_se(
+                w, counts, units, pos, group, clustered, wp, wn, a10, a01, per_unit
+            )
+            out[r, 0] = _mann_whitney(w, total, pos, ties, 0, ties.shape[0])  # zeroes w
+            counts[:] = 0
+
+
+def delong_standard_errors(
+    unit_weights: np.ndarray, unit: np.ndarray, pos: np.ndarray, group: np.ndarray,
+    n_groups: int, clustered: bool,
+) -> np.ndarray:  # fmt: skip
+    """DeLong's standard error of the AUC of every replicate (a row of ``unit_weights``),
+    compiled, in one pass over the rows in sorted order per replicate: position ``i``
+    holds a row of unit ``unit[i]``, positive where ``pos[i]``, in tie group
+    ``group[i]`` of ``n_groups`` (see :meth:`AucEvaluator.standard_errors`)."""
+    uw = np.ascontiguousarray(unit_weights, dtype=np.float64)
+    out = np.empty(uw.shape[0])
+    _compile_notice(_delong_se_kernel)
+    _delong_se_kernel(uw, unit, pos, group, n_groups, clustered, out)
+    return out

@@ -260,20 +260,6 @@ class _RankingEvaluator(RowLevelEvaluator):
         return leave_units_out(self, units, _CELLS)
 
 
-def _auc_placements(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, ...]:
-    """DeLong's placements of every group, from per-group weights in increasing score
-    order: a positive's share of negatives below it (ties half), a negative's share of
-    positives above it; with the AUC and the class totals."""
-    p_tot = pos.sum(axis=1, keepdims=True)
-    n_tot = neg.sum(axis=1, keepdims=True)
-    ok = (p_tot > 0) & (n_tot > 0)
-    p_div, n_div = np.where(ok, p_tot, 1.0), np.where(ok, n_tot, 1.0)
-    v10 = (np.cumsum(neg, axis=1) - 0.5 * neg) / n_div
-    v01 = (p_tot - np.cumsum(pos, axis=1) + 0.5 * pos) / p_div
-    auc = np.einsum("ij,ij->i", pos, v10)[:, None] / p_div
-    return v10, v01, auc, p_div, n_div, ok[:, 0]
-
-
 class AucEvaluator(_RankingEvaluator):
     _stat = staticmethod(_auc_from_groups)
     has_standard_error = True
@@ -287,34 +273,17 @@ class AucEvaluator(_RankingEvaluator):
         rows this is DeLong's variance with divisors ``m`` and ``n`` for ``m - 1`` and
         ``n - 1``; NaN where one class is absent.
         """
-        uw = np.asarray(unit_weights, dtype=np.float64)
+        from ..core.auc_kernels import delong_standard_errors
+
         d = self.design
-        g = self.groups
-
-        def block(s: slice) -> np.ndarray:
-            pos, neg = g.sums(d.row_weights(uw[s]))
-            v10, v01, auc, p_div, n_div, ok = _auc_placements(pos, neg)
-            a10, a01 = (v10 - auc) / p_div, (v01 - auc) / n_div
-            if not d.clustered:  # a unit is a row: the groups' sums of squares
-                var = np.einsum("ij,ij->i", pos, a10 * a10) + np.einsum("ij,ij->i", neg, a01 * a01)
-            else:  # the influence of one copy of each cluster, then squared and weighted
-                grp = g.group_of_row
-                infl = np.where(g.pos, a10[:, grp], a01[:, grp])
-                per_unit = np.asarray((self._unit_sums() @ infl.T).T)
-                var = np.einsum("ij,ij->i", uw[s], per_unit * per_unit)
-            return np.where(ok, np.sqrt(np.maximum(var, 0.0)), np.nan)
-
-        return in_blocks(uw.shape[0], self.n_rows, _CELLS, block)
-
-    def _unit_sums(self) -> sp.csr_matrix:
-        """The ``(n_units, n_rows)`` matrix that adds up each unit's rows."""
-        d = self.design
-        cached = getattr(self, "_unit_matrix", None)  # (design, matrix): with_design copies
-        if cached is None or cached[0] is not d:
-            n = self.n_rows
-            m = sp.csr_matrix((np.ones(n), (d.unit_of_row, np.arange(n))), (d.n_units, n))
-            cached = self._unit_matrix = (d, m)
-        return cached[1]
+        layout = getattr(self, "_delong_layout", None)  # (design, arrays): with_design copies
+        if layout is None or layout[0] is not d:
+            g = self.groups
+            rows = np.asarray(g.order, dtype=np.int64)
+            unit = np.asarray(d.unit_of_row, dtype=np.int64)[rows] if d.clustered else rows
+            group = np.asarray(g.group_of_row[rows], dtype=np.int64)
+            layout = self._delong_layout = (d, unit, g.pos[rows], group, g.n_groups)
+        return delong_standard_errors(unit_weights, *layout[1:], bool(d.clustered))
 
     def jackknife(self) -> np.ndarray:
         g = self.groups
