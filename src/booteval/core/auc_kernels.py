@@ -26,7 +26,7 @@ from .kernels import (
     _design_units,
     _draw_units,
     chunk_runner,
-)  # fmt: skip
+)
 
 __all__ = [
     "auc_bounds", "auc_runner", "delong_standard_errors", "single", "units_auc_runner", "units_of",
@@ -201,28 +201,31 @@ def auc_runner(ev: object, design: Any) -> Runner | str:
     values = _sorted_auc_runner(ev) if iid else single(units_auc_runner([ev], design))
     if isinstance(values, str):
         return values
-    rows, pos, ties = _auc_layout(ev)
-    units = rows if iid else units_of([(rows,)], design)
-    if isinstance(units, str):
-        return units
-    units = units.reshape(-1)
-    g = ev.groups  # type: ignore[attr-defined]
-    group = np.ascontiguousarray(g.group_of_row[rows], dtype=np.int64)
-    perm, offsets = _design_units(design)
-    clustered = bool(design.clustered)
+    prepared: list[Runner] = []  # the standard errors' layout, on first use
 
-    def call(lo: int, chunks: int, k0: Any, k1: Any, out: np.ndarray) -> None:
-        _auc_se_kernel(
-            units, pos, group, g.n_groups, ties, perm, offsets, iid, clustered, k0, k1, lo,
-            chunks, out,
-        )  # fmt: skip
+    def with_se() -> Runner:
+        if prepared:
+            return prepared[0]
+        rows, pos, ties = _auc_layout(ev)
+        units = rows if iid else units_of([(rows,)], design).reshape(-1)  # type: ignore[union-attr]
+        g = ev.groups  # type: ignore[attr-defined]
+        group = np.ascontiguousarray(g.group_of_row[rows], dtype=np.int64)
+        perm, offsets = _design_units(design)
+        clustered = bool(design.clustered)
 
-    with_se = chunk_runner(_auc_se_kernel, call, width=2)
+        def call(lo: int, chunks: int, k0: Any, k1: Any, out: np.ndarray) -> None:
+            _auc_se_kernel(
+                units, pos, group, g.n_groups, ties, perm, offsets, iid, clustered, k0, k1,
+                lo, chunks, out,
+            )  # fmt: skip
+
+        prepared.append(chunk_runner(_auc_se_kernel, call, width=2))
+        return prepared[0]
 
     def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, Any]:
         if not want_se:
             return values(seed, start, stop, False)
-        both, _ = with_se(seed, start, stop, False)
+        both, _ = with_se()(seed, start, stop, False)
         return both[:, 0], both[:, 1]
 
     run.has_standard_error = True  # type: ignore[attr-defined]
