@@ -195,9 +195,13 @@ def test_rule_rows_in_order():
          {"metric": "f1", "clusters": np.repeat(np.arange(10), 4)}, "studentized-symmetric"),
         (([0, 1, 1, 0, 1] * 8, [0, 1, 0, 0, 1] * 8),
          {"metric": "f1", "clusters": np.repeat(np.arange(5), 8)}, "studentized"),
-        # ... the nested bootstrap-t for one without, up to 50 rows, and BCa beyond
+        # ... the nested bootstrap-t for one without: equal-tailed below 30 rows, symmetric
+        # up to 50, and BCa beyond
+        ((np.arange(20.0), np.arange(20.0) % 7),
+         {"metric": "kendall", "clusters": np.repeat(np.arange(5), 4)}, "studentized"),
         ((np.arange(40.0), np.arange(40.0) % 7),
-         {"metric": "kendall", "clusters": np.repeat(np.arange(10), 4)}, "studentized"),
+         {"metric": "kendall", "clusters": np.repeat(np.arange(10), 4)},
+         "studentized-symmetric"),
         ((np.arange(60.0), np.arange(60.0) % 7),
          {"metric": "kendall", "clusters": np.repeat(np.arange(10), 6)}, "bca"),
         # ... and the percentile interval from 30 clusters
