@@ -150,12 +150,15 @@ def test_rule_rows_in_order():
         Case("pearson", False, 20): "studentized",
         Case("pearson", False, 200): "bca",
         Case("other", True, 500, 40): "studentized",  # e.g. ROC-AUC: DeLong's SE
-        Case("other", True, 50, 10, analytic_se=False): "studentized",  # nested
+        Case("other", True, 29, 10, analytic_se=False): "studentized",  # nested, equal-tailed
+        Case("other", True, 30, 10, analytic_se=False): "studentized-symmetric",  # nested
+        Case("other", True, 50, 10, analytic_se=False): "studentized-symmetric",
         Case("other", True, 51, 10, analytic_se=False): "bca",
         Case("other", True, 50, 30, analytic_se=False): "percentile",
         Case("f1", True, 200, 10): "studentized-symmetric",
         Case("f1", True, 50, 5): "studentized",  # few rows and very few clusters
-        Case("f1", True, 50, 5, analytic_se=False): "studentized",  # nested
+        Case("f1", True, 50, 5, analytic_se=False): "studentized-symmetric",  # nested
+        Case("f1", True, 20, 5, analytic_se=False): "studentized",
         Case("f1", True, 60, 5, analytic_se=False): "bca",
         Case("f1", True, 200, 5): "studentized-symmetric",
         Case("pearson", True, 50, 5): "studentized-symmetric",
