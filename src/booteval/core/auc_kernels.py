@@ -9,6 +9,10 @@
   stratified designs: a replicate draws the units (rows or clusters, within strata) once,
   then takes one pass per system over its own sorted order, each position weighing its
   unit's count.
+* a studentized interval of one system: on the same draws, DeLong's standard error of
+  each replicate from its tie groups' class weights (the placements), summed over rows or,
+  with clusters, over each cluster's rows first; the NumPy engine's
+  ``AucEvaluator.standard_errors`` runs the same pass over any weights.
 """
 
 from __future__ import annotations
