@@ -1627,7 +1627,7 @@ AUTO_FAMILY = {
     "pearson": "pearson",
     "roc_auc": "other",
     "average_precision": "other",
-    "kendall": "other",
+    "kendall": "kendall",
     "bleu": "bleu",
 }
 #: metrics without an analytic standard error run their studentized interval (a nested

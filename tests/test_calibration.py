@@ -167,6 +167,11 @@ def test_rule_rows_in_order():
         Case("f1", False, 200, stratified=True): "bca",
         Case("other", True, 500, 40, analytic_se=False): "percentile",  # e.g. Kendall
         Case("other", True, 500, 20, analytic_se=False): "bca",
+        Case("kendall", True, 1000, 30, analytic_se=False): "percentile",
+        Case("kendall", True, 1001, 30, analytic_se=False): "bca",  # the tau's cluster bias
+        Case("kendall", True, 10_000, 200, analytic_se=False): "bca",
+        Case("other", True, 10_000, 200, analytic_se=False): "percentile",  # e.g. AP
+        Case("kendall", True, 50, 10, analytic_se=False): "studentized-symmetric",
         Case("other", False, 500): "bca",
         Case("bleu", False, 20): "studentized",
         Case("bleu", False, 20, studentized=False): "bca",
