@@ -427,7 +427,20 @@ def delong_standard_errors(
     """DeLong's standard error of the AUC of every replicate (a row of ``unit_weights``),
     compiled, in one pass over the rows in sorted order per replicate: position ``i``
     holds a row of unit ``unit[i]``, positive where ``pos[i]``, in tie group
-    ``group[i]`` of ``n_groups`` (see :meth:`AucEvaluator.standard_errors`)."""
+    ``group[i]`` of ``n_groups`` (see :meth:`AucEvaluator.standard_errors`).
+
+    Examples
+    --------
+    Three rows, one unit each: a negative, the positive above it and a negative above
+    both (AUC 0.5; the negatives' influences are +-1/4, the positive's 0):
+
+    >>> rows = np.array([0, 1, 2])
+    >>> se = delong_standard_errors(
+    ...     np.ones((1, 3)), rows, np.array([False, True, False]), rows, 3, False
+    ... )
+    >>> round(float(se[0]), 4)  # sqrt(2 / 16)
+    0.3536
+    """
     uw = np.ascontiguousarray(unit_weights, dtype=np.float64)
     out = np.empty(uw.shape[0])
     _compile_notice(_delong_se_kernel)

@@ -75,12 +75,12 @@ FEW_CLUSTERS = 30
 #: at most this many rows, a metric without an analytic standard error may take the nested
 #: bootstrap-t with few clusters (the atlas measures it up to 50 rows)
 NESTED_ROWS = 50
-#: beyond this many rows in 30 or more clusters, Kendall's tau takes BCa, not the percentile
-#: interval (the atlas measures 1,000 and 10,000 rows)
-RANK_PERCENTILE_ROWS = 1000
 #: from this many rows that nested bootstrap-t is the symmetric one (the equal-tailed one
 #: below; the atlas measures 20 and 50 rows)
 NESTED_SYMMETRIC_ROWS = 30
+#: beyond this many rows in 30 or more clusters, Kendall's tau takes BCa, not the percentile
+#: interval (the atlas measures 1,000 and 10,000 rows)
+RANK_PERCENTILE_ROWS = 1000
 
 
 @dataclass(frozen=True)
@@ -92,9 +92,9 @@ class Case:
     family : str
         ``"proportion"`` (accuracy, error rate, the mean of 0/1 scores), ``"mean"`` (the
         mean of other scores, MAE, MSE, log loss, Brier), ``"f1"``, ``"pearson"``,
-        ``"kendall"``, ``"bleu"`` or ``"other"``; for :func:`booteval.compare`'s paired difference
-        ``"proportion-difference"`` (of two proportions), ``"mean-difference"`` (of two
-        means of other per-row scores) or ``"difference"``.
+        ``"kendall"``, ``"bleu"`` or ``"other"``; for :func:`booteval.compare`'s paired
+        difference ``"proportion-difference"`` (of two proportions),
+        ``"mean-difference"`` (of two means of other per-row scores) or ``"difference"``.
     clustered : bool
         Whole clusters are resampled.
     n : int

@@ -310,8 +310,8 @@ def compare(
         differences (:func:`booteval.cluster_robust_interval`), and for another metric with
         an analytic standard error the symmetric bootstrap-t below 30 clusters and the
         equal-tailed one from 30, for one without the percentile interval from 30
-        clusters (below 30 and up to 50 rows the nested bootstrap-t); BCa
-        otherwise. ``result.method``
+        clusters (Kendall's tau beyond 1,000 rows: BCa; below 30 clusters and up to 50
+        rows the nested bootstrap-t, symmetric from 30 rows); BCa otherwise. ``result.method``
         and the first note say which was chosen and why. With a closed form the
         ``"bootstrap"`` p-value inverts it (``result.test`` names it), and each system's
         own interval is the percentile bootstrap's.

@@ -157,8 +157,9 @@ def ci(
         where both outcomes occur),
         and with clusters it is a bootstrap-t (``"studentized"``, or its symmetric form
         with few clusters) for a metric with an analytic standard error and
-        ``"percentile"`` from 30 clusters for one without (below 30 clusters and up to
-        50 rows the nested bootstrap-t); corpus BLEU takes the
+        ``"percentile"`` from 30 clusters for one without (Kendall's tau beyond 1,000
+        rows: ``"bca"``; below 30 clusters and up to 50 rows the nested bootstrap-t,
+        symmetric from 30 rows); corpus BLEU takes the
         bootstrap-t on independent rows too. With a closed form the
         bootstrap still runs (percentile) so ``result.with_method`` and
         ``result.distribution`` work. ``result.method`` is the method chosen and
