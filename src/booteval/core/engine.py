@@ -242,7 +242,9 @@ def run_replicates(
 
     Standard errors come from the evaluator's analytic formula where it has
     one, and otherwise from a nested bootstrap of ``n_inner`` resamples drawn
-    from each replicate (seeded per replicate, so independent of ``batch``).
+    from each replicate (seeded per replicate, so independent of ``batch``), of the
+    evaluator's ``studentized_values(weights)`` where it has them (the difference of
+    a pair whose ``replicates`` are both systems' values), else of its replicates.
 
     ``compiled`` is a runner from :func:`compiled_runner`: the replicates then
     come from the compiled kernels (on ``workers`` numba threads), whose
@@ -271,6 +273,9 @@ def run_replicates(
     width = np.shape(evaluator.estimate())
     reps = np.empty((n_resamples, *width))
     ses = np.empty(n_resamples) if want_se else None
+    # the statistic the nested bootstrap studentizes: the values themselves, or (for the
+    # difference of a pair of systems) what the evaluator names
+    inner_values = getattr(evaluator, "studentized_values", evaluator.replicates)
 
     def one_batch(start: int, stop: int | None = None) -> None:
         stop = min(start + size if stop is None else stop, n_resamples)
@@ -283,7 +288,7 @@ def run_replicates(
             return
         for i, b in enumerate(range(start, stop)):
             inner = design.nested_unit_weights(weights[i], n_inner, _inner_rng(seed, b))
-            values = evaluator.replicates(inner)
+            values = inner_values(inner)
             values = values[np.isfinite(values)]
             ses[b] = np.std(values, ddof=1) if values.size >= 2 else np.nan
 

@@ -14,6 +14,7 @@ from ..core.design import Design, make_design
 from ..core.engine import (
     check_choice,
     check_run_options,
+    engine_note,
     run_on_engine,
     run_replicates,
     screen_undefined,
@@ -186,6 +187,36 @@ class _Difference(Evaluator):
     def jackknife(self) -> np.ndarray:
         j = self.stacked.jackknife()
         return j[:, 1] - j[:, 0]
+
+
+class _PairWithDifferenceSE(Evaluator):
+    """Both systems' values (``(batch, 2)``) and the standard error of ``B - A`` in each
+    replicate, from the *same* weights: the studentized comparison's t* divides each
+    resample's difference by that resample's own standard error (analytic where both
+    metrics linearize, else a nested bootstrap of the difference)."""
+
+    def __init__(self, difference: _Difference) -> None:
+        stacked = difference.stacked
+        super().__init__(stacked.n_rows, stacked.n_units)
+        self.difference = difference
+        self.design = stacked.design
+        self.thread_safe = stacked.thread_safe
+        self.has_standard_error = difference.has_standard_error
+
+    def estimate(self) -> np.ndarray:  # type: ignore[override]
+        return self.difference.stacked.estimate()
+
+    def replicates(self, unit_weights: np.ndarray) -> np.ndarray:
+        return self.difference.stacked.replicates(unit_weights)
+
+    def studentized_values(self, unit_weights: np.ndarray) -> np.ndarray:
+        return self.difference.replicates(unit_weights)
+
+    def standard_errors(self, unit_weights: np.ndarray) -> np.ndarray:
+        return self.difference.standard_errors(unit_weights)
+
+    def jackknife(self) -> np.ndarray:
+        return self.difference.stacked.jackknife()
 
 
 def _tail_mass(values: np.ndarray, x: float, upper: bool) -> float:
@@ -404,13 +435,17 @@ def compare(
             opts, method="percentile" if rule.method in CLOSED_FORMS else rule.method
         )  # fmt: skip
     source = weight_source(design, plan, stacked.design, clusters, opts.method)
-    reps, _, engine_notes, ran = run_on_engine(stacked, source, opts)
     ses = None
     if opts.method in STUDENTIZED:
-        _, ses = run_replicates(
-            diff_ev, plan, b, opts.seed, opts.batch, want_se=True, n_inner=opts.n_inner,
-            workers=opts.workers,
+        # the differences and their standard errors from the same draws, on the NumPy
+        # engine (the compiled kernels have no standard error of a difference of systems)
+        reps, ses = run_replicates(
+            _PairWithDifferenceSE(diff_ev), source, b, opts.seed, opts.batch, want_se=True,
+            n_inner=opts.n_inner, workers=opts.workers,
         )  # fmt: skip
+        ran, engine_notes = "", engine_note(opts.engine, diff_ev, source)
+    else:
+        reps, _, engine_notes, ran = run_on_engine(stacked, source, opts)
     defined = np.isfinite(reps).all(axis=1)
     n_undefined = screen_undefined(
         defined, f"metric {m.label!r} (on system {name_a} or {name_b})", opts.on_undefined,
@@ -423,7 +458,7 @@ def compare(
     with collect_warnings() as caught:
         diff_hat, diffs, se_hat, out, own = _paired_intervals(
             opts.method, est, reps, jack, opts.confidence_level, m.bounds, opts.bca_ties,
-            rep_ses,
+            rep_ses, _estimate_se(diff_ev) if rep_ses is not None else None,
         )  # fmt: skip
     for w in caught:  # a collapsed bootstrap interval is not the closed form's
         if not (closed and issubclass(w.category, DegenerateIntervalWarning)):
@@ -434,9 +469,11 @@ def compare(
         t_stats = (diffs[ok] - diff_hat) / rep_ses[ok]
     p_value = bootstrap_p_value(
         opts.method, diff_hat, diffs, alternative, jackknife_details=out.details,
-        standard_error=se_hat, t_statistics=t_stats,
+        standard_error=out.details.get("standard_error", se_hat), t_statistics=t_stats,
     )  # fmt: skip
     details = dict(out.details)
+    if rep_ses is not None:  # each replicate's own standard error of B - A (the t* scale)
+        details["replicate_standard_errors"] = freeze(rep_ses)
     low, high, mcse, notes = out.low, out.high, (out.mcse_low, out.mcse_high), out.notes
     method_used, test_label = opts.method, test
     if rule is not None and case is not None:
@@ -475,9 +512,14 @@ def compare(
 def _paired_intervals(
     method: str, est: np.ndarray, reps: np.ndarray, jack: Any, level: float,
     metric_bounds: tuple[float, float] | None, ties: str, rep_ses: np.ndarray | None = None,
+    estimate_se: float | None = None,
 ) -> tuple[float, np.ndarray, float, Any, list[Any]]:  # fmt: skip
-    """The difference ``B - A`` from ``(B, 2)`` replicates: its estimate, replicates and SE,
-    its interval, and each system's own interval."""
+    """The difference ``B - A`` from ``(B, 2)`` replicates: its estimate, replicates and SE
+    (their standard deviation), its interval, and each system's own interval.
+
+    A studentized interval scales ``t*`` by ``estimate_se``, the standard error of the
+    difference on the original data computed as each replicate's was (see
+    :func:`_estimate_se`); the standard deviation of the differences where not given."""
     diffs = reps[:, 1] - reps[:, 0]
     diff_hat = float(est[1] - est[0])
     bounds = None
@@ -489,7 +531,8 @@ def _paired_intervals(
         out = compute_interval(
             method, diff_hat, diffs, level,
             jackknife=None if jack is None else jack[:, 1] - jack[:, 0],
-            standard_error=se_hat, replicate_standard_errors=rep_ses, bounds=bounds, ties=ties,
+            standard_error=se_hat if estimate_se is None else estimate_se,
+            replicate_standard_errors=rep_ses, bounds=bounds, ties=ties,
         )  # fmt: skip
         own = [
             compute_interval(
@@ -502,6 +545,15 @@ def _paired_intervals(
     for w in caught:
         warn(w.message, w.category, stacklevel=3)
     return diff_hat, diffs, se_hat, out, own
+
+
+def _estimate_se(difference: _Difference) -> float | None:
+    """The standard error of ``B - A`` on the original data by the formula each replicate's
+    came from: the analytic one where both metrics linearize (as :func:`booteval.ci` does
+    for one system), else ``None`` (the bootstrap standard deviation of the differences)."""
+    if not difference.has_standard_error:
+        return None
+    return float(difference.standard_errors(difference.design.original_weights())[0])
 
 
 def _compare_table(
