@@ -72,7 +72,7 @@ def test_clustered_binary_systems_equal_ci_and_compare_exactly():
     x = _correlated_binary([0.55, 0.6, 0.7], 600, rng)
     clusters = np.repeat(np.arange(60), 10)
     sc = {"a": x[:, 0], "b": x[:, 1], "c": x[:, 2]}
-    board = leaderboard(sc, clusters=clusters, n_resamples=2000, seed=5)
+    board = leaderboard(sc, clusters=clusters, n_resamples=2000, seed=5, method="bca")
     assert board.n_clusters == 60 and "60 clusters" in board.design
     for name, v in sc.items():
         alone = booteval.ci(v, clusters=clusters, method="bca", n_resamples=2000, seed=5)
@@ -284,7 +284,7 @@ def test_result_is_frozen_plain_data_and_renders():
         board.distribution[0, 0] = 1.0
     d = board.to_dict()
     json.dumps(d)  # plain data only
-    assert d["method"] == "bca" and d["correction"] == "holm" and d["n_resamples"] == 1000
+    assert d["method"] == "auto" and d["correction"] == "holm" and d["n_resamples"] == 1000
     assert d["seed"] == 4 and d["design"] == "paired iid bootstrap (120 rows), numba engine"
     assert [r["name"] for r in board.records] == list(board.names)
     assert len(board.pair_records) == 3 and set(board.pair_records[0]) >= {
@@ -357,12 +357,18 @@ def test_long_dataframe_with_labels():
         [{"sys": s, "row": i, "pred": v[i], "gold": y[i]} for s, v in preds.items()
          for i in range(200)]
     )  # fmt: skip
-    with pytest.warns(booteval.DegenerateIntervalWarning, match="system q"):
-        board = leaderboard(
-            long, system_col="sys", row_col="row", output_col="pred", label_col="gold",
-            metric="accuracy", n_resamples=500, seed=0,
-        )  # fmt: skip
+    # q is right on every row: method="auto" gives it ci's Jeffreys interval, which has width
+    board = leaderboard(
+        long, system_col="sys", row_col="row", output_col="pred", label_col="gold",
+        metric="accuracy", n_resamples=500, seed=0,
+    )  # fmt: skip
     assert board.names == ("q", "p") and board.entry("q").estimate == 1.0
+    assert board.system_methods[0] == "jeffreys" and board.entry("q").low < 0.99
+    with pytest.warns(booteval.DegenerateIntervalWarning, match="system q"):
+        leaderboard(
+            long, system_col="sys", row_col="row", output_col="pred", label_col="gold",
+            metric="accuracy", n_resamples=500, seed=0, method="bca",
+        )  # fmt: skip
     bad = long.copy()
     bad.loc[0, "gold"] = 1 - bad.loc[0, "gold"]
     with pytest.raises(InvalidInputError, match=r"label_col.*one value per 'row'"):
@@ -397,8 +403,8 @@ def test_errors_name_the_parameter():
         InvalidInputError, match=r"`correction`.*'holm', 'bonferroni', 'fdr_bh', 'none'"
     ):
         leaderboard({"a": x, "b": x}, correction="tukey")
-    with pytest.raises(InvalidInputError, match="`method`"):
-        leaderboard({"a": x, "b": x}, method="studentized")
+    with pytest.raises(InvalidInputError, match="`method`.*'studentized-symmetric'"):
+        leaderboard({"a": x, "b": x}, method="bcaa")
     with pytest.raises(InvalidInputError, match=r"`y_true`.*labels for metric 'accuracy'"):
         leaderboard({"a": x, "b": x}, metric="accuracy")
     with pytest.raises(InvalidInputError, match=r"`y_true`.*None for metric 'mean'"):

@@ -238,7 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     # leaderboard
     p = _data_command(
-        sub, "leaderboard", _bootstrap_parent(("bca", "percentile", "basic", "normal")),
+        sub, "leaderboard", ci_boot,
         help="rank many systems with rank intervals and adjusted pairwise tests",
         description="Every system ranked by one metric, with its interval, a rank interval, "
         "all pairwise\ndifferences with multiplicity-adjusted p-values, and letter groups of "

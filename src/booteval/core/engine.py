@@ -38,6 +38,7 @@ __all__ = [
     "compiled_runner",
     "compiled_with",
     "default_batch",
+    "draw_key",
     "engine_note",
     "run_on_engine",
     "run_replicates",
@@ -225,6 +226,38 @@ def compiled_runner(
     )
 
 
+def draw_key(evaluator: Evaluator | Any, source: Design | Any, compiled: object | None) -> object:
+    """What a run of ``evaluator`` on ``source`` draws, as a comparable key (``None``: not
+    known to be shared with any other run).
+
+    Two runs with equal keys, the same seed and the same ``B`` draw the same weights of
+    the same units in every replicate, and so give the same values of a system that both
+    evaluate: the NumPy engine's blocks of one units design (the evaluator's own, e.g.
+    compressed cells, or the design's), or one compiled kernel family's draws of that
+    design (the ``draws`` a runner of :func:`booteval.core.kernels.plan` declares). Doors
+    that evaluate several systems at once use it to take a system's replicates from their
+    shared run exactly where :func:`booteval.ci` would draw the same.
+
+    Examples
+    --------
+    >>> from booteval.core.design import make_design
+    >>> from booteval.metrics import get_metric
+    >>> plan = make_design(4)
+    >>> ev = get_metric("mean").bind((np.array([0.1, 0.4, 0.2, 0.9]),), plan)
+    >>> draw_key(ev, plan, None) == draw_key(ev, plan, None)
+    True
+    """
+    if compiled is None:
+        if isinstance(source, Design):
+            return ("numpy", id(getattr(evaluator, "design", None) or source))
+        units = getattr(source, "design", None)
+        return None if units is None else ("numpy", type(source).__name__, id(units))
+    draws = getattr(compiled, "draws", None)
+    if draws is None or not isinstance(source, Design):
+        return None
+    return ("compiled", draws, id(getattr(evaluator, "design", None) or source))
+
+
 def run_replicates(
     evaluator: Evaluator | Any, design: Design | Any, n_resamples: int, seed: int,
     batch: int | None, *, want_se: bool = False, n_inner: int = 50, workers: int | None = None,
@@ -349,12 +382,12 @@ def engine_note(
 def run_on_engine(
     evaluator: Evaluator | Any, source: Design | Any, opts: RunOptions, *, want_se: bool = False,
     workers: int | None = None, batch: int | None = None,
-) -> tuple[np.ndarray, np.ndarray | None, tuple[str, ...], str]:  # fmt: skip
+) -> tuple[np.ndarray, np.ndarray | None, tuple[str, ...], str, object]:  # fmt: skip
     """:func:`run_replicates` on the engine ``opts.engine`` names.
 
-    Returns the replicates, their standard errors (or ``None``), the notes, and the
+    Returns the replicates, their standard errors (or ``None``), the notes, the
     engine that ran (``", numba engine"`` to append to the design's description, or
-    ``""``). The compiled kernels run where ``opts.engine`` asks for them and they cover the
+    ``""``), and the key of the draws (:func:`draw_key`). The compiled kernels run where ``opts.engine`` asks for them and they cover the
     evaluator and its weight source (see :func:`compiled_runner`); the notes say when
     ``engine="numba"`` was asked for and the NumPy engine ran. ``workers`` and ``batch``
     default to the options' own.
@@ -365,7 +398,8 @@ def run_on_engine(
         opts.batch if batch is None else batch, want_se=want_se, n_inner=opts.n_inner,
         workers=opts.workers if workers is None else workers, compiled=compiled,
     )  # fmt: skip
-    return reps, ses, (note,) if note else (), ", numba engine" if compiled is not None else ""
+    ran = ", numba engine" if compiled is not None else ""
+    return reps, ses, (note,) if note else (), ran, draw_key(evaluator, source, compiled)
 
 
 def _announce(seconds: float, n_resamples: int, n_workers: int, compiled: bool = False) -> None:

@@ -380,7 +380,23 @@ Runner = Callable[[int, int, int, bool], tuple[np.ndarray, "np.ndarray | None"]]
 
 def plan(evaluator: object, design: object) -> Runner | str:
     """A runner ``(seed, start, stop, want_se) -> (values, ses)`` for ``evaluator``,
-    or the reason there is no compiled kernel for it."""
+    or the reason there is no compiled kernel for it.
+
+    The runner's ``draws`` names its family of draws (``"sums"``, ``"auc-units"``,
+    ``"auc-sorted"``, ``"rank"``): one system alone and the same system among several
+    draw the same units in every replicate where the family is the same
+    (:func:`booteval.core.engine.draw_key`)."""
+    planned = _plan(evaluator, design)
+    if isinstance(planned, str):
+        return planned
+    runner, draws = planned
+    if not isinstance(runner, str):
+        runner.draws = draws  # type: ignore[attr-defined]
+    return runner
+
+
+def _plan(evaluator: object, design: object) -> tuple[Runner | str, str] | str:
+    """:func:`plan`'s runner and its family of draws, or why there is none."""
     from ..metrics.base import SumEvaluator
     from ..metrics.ranking import AucEvaluator
     from . import auc_kernels, rank_kernels  # their kernels build on this module's generator
@@ -400,20 +416,20 @@ def plan(evaluator: object, design: object) -> Runner | str:
     parts = getattr(evaluator, "parts", None)  # StackedEvaluator: systems on shared weights
     if parts is not None:
         if all(isinstance(part, AucEvaluator) for part in parts):
-            return auc_kernels.units_auc_runner(parts, d)
+            return auc_kernels.units_auc_runner(parts, d), "auc-units"
         if all(_rank_statistic(part) for part in parts):
-            return rank_kernels.rank_runner(parts, d)
-        return _stacked_runner(parts, strata)
+            return rank_kernels.rank_runner(parts, d), "rank"
+        return _stacked_runner(parts, strata), "sums"
     shift, ev = _unshift(evaluator)
     if ev is not evaluator:
         if getattr(ev, "design", None) is not None and ev.design.compressed:
             return "the compiled engine does not resample compressed cells"
     if isinstance(ev, SumEvaluator):
-        return _sum_runner(ev, shift, strata)
+        return _sum_runner(ev, shift, strata), "sums"
     if isinstance(ev, AucEvaluator):  # rows in sorted order when iid, else by unit
-        return auc_kernels.auc_runner(ev, d)
+        return auc_kernels.auc_runner(ev, d), "auc-sorted" if d.kind == "iid" else "auc-units"
     if _rank_statistic(ev):  # Spearman, Kendall, average precision: by unit
-        return auc_kernels.single(rank_kernels.rank_runner([ev], d))
+        return auc_kernels.single(rank_kernels.rank_runner([ev], d)), "rank"
     if d.kind != "iid":
         return f"the compiled engine covers {d.kind} designs for sum, ROC-AUC and rank metrics only"
     return "the compiled engine has no kernel for this statistic yet"

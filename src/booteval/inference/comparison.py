@@ -14,6 +14,7 @@ from ..core.design import Design, make_design
 from ..core.engine import (
     check_choice,
     check_run_options,
+    draw_key,
     engine_note,
     run_on_engine,
     run_replicates,
@@ -31,8 +32,10 @@ from ..metrics import Metric
 from ..metrics.base import Evaluator, deferred_compression
 from ..metrics.linearize import linearized_se
 from ..metrics.registry import resolve_metric
+from ..metrics.regression import Mean
 from ..results import PairedDifference, freeze, with_notes
 from .auto_method import CLOSED_FORMS, choose, paired_case_of, paired_closed_form, reason
+from .confidence import SharedDraws, system_ci
 
 __all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]
 
@@ -410,7 +413,7 @@ def compare(
             alternative=alternative, bca_ties=bca_ties,
         )  # fmt: skip
     auto = method == "auto"
-    opts = check_run_options(
+    opts = base_opts = check_run_options(
         confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
         method="bca" if auto else method, on_undefined=on_undefined, bca_ties=bca_ties,
         batch=batch, n_inner=n_inner, workers=workers, engine=engine,
@@ -435,17 +438,21 @@ def compare(
             opts, method="percentile" if rule.method in CLOSED_FORMS else rule.method
         )  # fmt: skip
     source = weight_source(design, plan, stacked.design, clusters, opts.method)
-    ses = None
+    ses = estimate_se = None
+    reps, _, engine_notes, ran, key = run_on_engine(stacked, source, opts)
     if opts.method in STUDENTIZED:
-        # the differences and their standard errors from the same draws, on the NumPy
-        # engine (the compiled kernels have no standard error of a difference of systems)
-        reps, ses = run_replicates(
-            _PairWithDifferenceSE(diff_ev), source, b, opts.seed, opts.batch, want_se=True,
-            n_inner=opts.n_inner, workers=opts.workers,
-        )  # fmt: skip
-        ran, engine_notes = "", engine_note(opts.engine, diff_ev, source)
-    else:
-        reps, _, engine_notes, ran = run_on_engine(stacked, source, opts)
+        ses, estimate_se = _mean_difference_ses(m, arrays, plan, source, opts, key)
+        if ses is None:
+            # the differences and their standard errors from the same draws, on the NumPy
+            # engine (the compiled kernels have no standard error of a difference)
+            reps, ses = run_replicates(
+                _PairWithDifferenceSE(diff_ev), source, b, opts.seed, opts.batch,
+                want_se=True, n_inner=opts.n_inner, workers=opts.workers,
+            )  # fmt: skip
+            ran, engine_notes = "", engine_note(opts.engine, diff_ev, source)
+            key = draw_key(stacked, source, None)
+            estimate_se = _estimate_se(diff_ev)
+    shared = SharedDraws(key, reps)
     defined = np.isfinite(reps).all(axis=1)
     n_undefined = screen_undefined(
         defined, f"metric {m.label!r} (on system {name_a} or {name_b})", opts.on_undefined,
@@ -458,8 +465,16 @@ def compare(
     with collect_warnings() as caught:
         diff_hat, diffs, se_hat, out, own = _paired_intervals(
             opts.method, est, reps, jack, opts.confidence_level, m.bounds, opts.bca_ties,
-            rep_ses, _estimate_se(diff_ev) if rep_ses is not None else None,
+            rep_ses, estimate_se,
         )  # fmt: skip
+        # each system's own interval: booteval.ci's, from these draws where ci draws the same
+        own = [
+            system_ci(
+                m, arrays[j], plan, base_opts, auto=auto, clusters=clusters, design=design,
+                shared=(shared, j), warnings_to=[],
+            )
+            for j in (0, 1)
+        ]  # fmt: skip
     for w in caught:  # a collapsed bootstrap interval is not the closed form's
         if not (closed and issubclass(w.category, DegenerateIntervalWarning)):
             warn(w.message, w.category, stacklevel=3)
@@ -493,6 +508,7 @@ def compare(
         )  # fmt: skip
         p_value = float(result.p_value)
         details["test_result"] = result
+    details["systems"] = tuple(own)
     return ComparisonResult(
         metric=m.label, name_a=name_a, name_b=name_b, estimate_a=float(est[0]),
         estimate_b=float(est[1]), difference=diff_hat, low=low, high=high,
@@ -545,6 +561,24 @@ def _paired_intervals(
     for w in caught:
         warn(w.message, w.category, stacklevel=3)
     return diff_hat, diffs, se_hat, out, own
+
+
+def _mean_difference_ses(
+    m: Metric, arrays: tuple[tuple[np.ndarray, ...], ...], plan: Design, source: Any,
+    opts: Any, key: object,
+) -> tuple[np.ndarray | None, float | None]:
+    """The studentized difference of two means as :func:`booteval.ci` studentizes one mean:
+    ``B - A`` is the mean of the per-row differences, whose run (compiled where it can
+    be, with its standard errors) draws the same units as the pair's run ``key``. The
+    replicates' standard errors and the estimate's, or ``(None, None)`` where the metric
+    is not a mean or the two runs do not draw the same."""
+    if not isinstance(m, Mean):
+        return None, None
+    d_ev = m.bind((arrays[1][0] - arrays[0][0],), plan)
+    _, ses, _, _, d_key = run_on_engine(d_ev, source, opts, want_se=True)
+    if ses is None or d_key is None or d_key != key:
+        return None, None
+    return ses, float(d_ev.standard_errors(d_ev.design.original_weights())[0])
 
 
 def _estimate_se(difference: _Difference) -> float | None:

@@ -12,7 +12,13 @@ from typing import Any
 import numpy as np
 
 from ..core.design import make_design
-from ..core.engine import check_run_options, compiled_runner, run_replicates, screen_undefined
+from ..core.engine import (
+    check_run_options,
+    compiled_runner,
+    draw_key,
+    run_replicates,
+    screen_undefined,
+)
 from ..core.errors import (
     DegenerateIntervalWarning,
     InvalidInputError,
@@ -30,7 +36,7 @@ from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze
 from .analytic import wilson_interval
 from .auto_method import CLOSED_FORMS, Case, Rule, case_of, choose, closed_form, family, reason
 
-__all__ = ["ci"]
+__all__ = ["SharedDraws", "ci", "system_ci"]
 
 
 #: fewer independent units than this make the bootstrap's level unreliable
@@ -281,8 +287,50 @@ def ci(
             f"{len(data)} array(s)",
         )
     arrays = m.validate(*data)
-    n = arrays[0].shape[0]
-    plan = make_design(n, strata=strata, clusters=clusters)
+    plan = make_design(arrays[0].shape[0], strata=strata, clusters=clusters)
+    return system_ci(
+        m, arrays, plan, opts, auto=auto, clusters=clusters, transform=transform,
+        design=design, budget=budget,
+    )  # fmt: skip
+
+
+class SharedDraws:
+    """Replicates that another entry point drew for several systems at once (shape
+    ``(B, K)``, before any undefined one is dropped), and the key of those draws
+    (:func:`booteval.core.engine.draw_key`).
+
+    :func:`system_ci` takes column ``j`` as system ``j``'s replicates where its own
+    run would draw exactly the same units on the same engine with the same seed and
+    ``B``, and runs the system alone otherwise: either way the interval is the one
+    :func:`booteval.ci` gives for that system.
+    """
+
+    def __init__(self, key: object, values: np.ndarray) -> None:
+        self.key = key
+        self.values = values
+
+    def column(self, key: object, j: int, b: int) -> np.ndarray | None:
+        """System ``j``'s replicates, where ``key`` and ``b`` are those of these draws."""
+        if key is None or key != self.key or self.values.shape[0] != b:
+            return None
+        return np.ascontiguousarray(self.values[:, j])
+
+
+def system_ci(
+    m: Metric, arrays: tuple[np.ndarray, ...], plan: Any, opts: Any, *, auto: bool,
+    clusters: Any = None, transform: Any = None, design: str = "multinomial",
+    budget: tuple[float, int, int] | None = None, shared: tuple[SharedDraws, int] | None = None,
+    warnings_to: list[Any] | None = None,
+) -> CIResult:  # fmt: skip
+    """:func:`booteval.ci` on checked ``arrays`` and a built design: the one function that
+    gives a system's interval, for ``ci``, ``compare`` and ``leaderboard`` alike.
+
+    ``opts`` are the run options (``opts.method`` is ``"bca"`` where ``auto``);
+    ``shared`` is ``(draws, j)``: other systems' shared run, whose column ``j`` serves as
+    the replicates where this system's own run would draw the same (see
+    :class:`SharedDraws`). ``warnings_to``: collect the warnings there instead of
+    emitting them.
+    """
     evaluator = m.bind(arrays, plan)
     estimate = evaluator.estimate()
     if not math.isfinite(estimate):
@@ -302,12 +350,25 @@ def ci(
         run_method = "percentile" if rule.method in CLOSED_FORMS else rule.method
         opts = replace(opts, method=run_method)
     source = weight_source(design, plan, evaluator.design, clusters, opts.method)
-    run = partial(_run, m, arrays, plan, evaluator, estimate, tr, opts, source, auto=auto)
-    if rule is not None and rule.method in CLOSED_FORMS:
-        b = opts.n_resamples if budget is None else budget[2]
-        return _closed_form_result(run, b, budget is not None, rule, case, m, arrays, clusters)
-    result = run(opts.n_resamples) if budget is None else _run_to_budget(run, opts.method, *budget)
-    if rule is None or case is None:
+    run = partial(
+        _run, m, arrays, plan, evaluator, estimate, tr, opts, source, auto=auto, shared=shared
+    )
+    with collect_warnings() as caught:
+        if rule is not None and rule.method in CLOSED_FORMS:
+            b = opts.n_resamples if budget is None else budget[2]
+            result = _closed_form_result(
+                run, b, budget is not None, rule, case, m, arrays, clusters
+            )
+        elif budget is None:
+            result = run(opts.n_resamples)
+        else:
+            result = _run_to_budget(run, opts.method, *budget)
+    if warnings_to is not None:
+        warnings_to.extend(caught)
+    else:
+        for w in caught:
+            warn(w.message, w.category, stacklevel=4)
+    if rule is None or case is None or rule.method in CLOSED_FORMS:
         return result
     details = {**result.details, "auto": {"method": rule.method, "evidence": rule.evidence}}
     return replace(result, notes=(reason(rule, case), *result.notes), details=details)
@@ -344,16 +405,23 @@ def _closed_form_result(
 def _run(
     m: Metric, arrays: tuple[np.ndarray, ...], design: Any, evaluator: Any, estimate: float,
     tr: Any, opts: Any, source: Any, b: int, *, auto: bool = False,
+    shared: tuple[SharedDraws, int] | None = None,
 ) -> CIResult:  # fmt: skip
     """ci's run of ``b`` replicates and its finish (warnings attributed to ci's caller)."""
     level, seed_int, method = opts.confidence_level, opts.seed, opts.method
     n = arrays[0].shape[0]
     want_se = method in STUDENTIZED
     compiled, engine_note = compiled_runner(evaluator, source, opts.engine, want_se=want_se)
-    reps, ses = run_replicates(
-        evaluator, source, b, seed_int, opts.batch, want_se=want_se, n_inner=opts.n_inner,
-        workers=opts.workers, compiled=compiled,
-    )  # fmt: skip
+    reps = None
+    if shared is not None and not want_se:
+        reps = shared[0].column(draw_key(evaluator, source, compiled), shared[1], b)
+    if reps is None:
+        reps, ses = run_replicates(
+            evaluator, source, b, seed_int, opts.batch, want_se=want_se, n_inner=opts.n_inner,
+            workers=opts.workers, compiled=compiled,
+        )  # fmt: skip
+    else:
+        ses = None
     design_text = describe_source(design, source) + (
         ", numba engine" if compiled is not None else ""
     )

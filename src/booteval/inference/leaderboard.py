@@ -45,6 +45,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -57,7 +59,12 @@ from ..core.engine import (
     screen_undefined,
 )
 from ..core.errors import BootevalWarning, DegenerateIntervalWarning, InvalidInputError, warn
-from ..core.intervals import CountedJackknife, compute_interval, order_statistic_quantile
+from ..core.intervals import (
+    STUDENTIZED,
+    CountedJackknife,
+    compute_interval,
+    order_statistic_quantile,
+)
 from ..core.options import entry_point
 from ..core.paired import StackedEvaluator, check_defined, validate_system
 from ..core.philox import describe_source, weight_source
@@ -65,6 +72,8 @@ from ..distributed.run import TableRun, run_table, source_kind
 from ..metrics import Metric, resolve_metric
 from ..metrics.base import deferred_compression
 from ..results import freeze
+from .auto_method import CLOSED_FORMS, choose, paired_case_of, paired_closed_form
+from .confidence import SharedDraws, system_ci
 from .leaderboard_results import (
     LeaderboardEntry,
     LeaderboardResult,
@@ -84,8 +93,8 @@ __all__ = [
 ]
 
 #: multiple-comparison corrections accepted by :func:`leaderboard` and :func:`adjust_p_values`
-#: interval methods a leaderboard supports (no nested studentized intervals)
-_LEADERBOARD_METHODS = ("bca", "percentile", "basic", "normal")
+#: interval methods of a leaderboard of a table read by column names (one Poisson run)
+_TABLE_METHODS = ("bca", "percentile", "basic", "normal")
 
 
 # ------------------------------------------------------------ computation
@@ -165,7 +174,7 @@ def _from_long(
 def leaderboard(
     systems: Mapping[Any, Any] | Any, *, y_true: Any = None,
     metric: str | Metric | Callable[..., float] | None = None,
-    metric_kwargs: dict[str, Any] | None = None, method: str = "bca",
+    metric_kwargs: dict[str, Any] | None = None, method: str = "auto",
     confidence_level: float = 0.95, n_resamples: int = 10_000, seed: int | None = None,
     strata: Any = None, clusters: Any = None, correction: str = "holm", batch: int | None = None,
     workers: int | None = None, engine: str = "auto", design: str = "multinomial",
@@ -242,14 +251,16 @@ def leaderboard(
     rank 95%: percentile interval of the rank across resamples (ties share the minimum rank)
     group: systems sharing a letter are not separated (holm-adjusted p >= 0.05)
     """
+    auto = method == "auto"
     opts = check_run_options(
-        confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, method=method,
-        on_undefined=on_undefined, bca_ties=bca_ties, batch=batch, workers=workers,
-        engine=engine,
+        confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
+        method="bca" if auto else method, on_undefined=on_undefined, bca_ties=bca_ties,
+        batch=batch, workers=workers, engine=engine,
     )  # fmt: skip
-    check_choice(opts.method, "method", _LEADERBOARD_METHODS)
     correction = check_choice(correction, "correction", CORRECTIONS)
     if system_cols is not None or source_kind(systems) in ("dask", "spark", "parquet"):
+        method = "bca" if auto else method
+        check_choice(method, "method", _TABLE_METHODS)
         run, names = _table_run(
             systems, system_cols, label_col, y_true, system_col, metric=metric,
             metric_kwargs=metric_kwargs, method=method, confidence_level=confidence_level,
@@ -327,21 +338,110 @@ def leaderboard(
     est = np.asarray(stacked.estimate(), dtype=float)
     check_defined(m, est, names)
 
-    # ---- one run: (B, K) replicates on shared weights
+    # ---- one run: (B, K) replicates on shared weights (ranks, and pairs by a bootstrap)
     b = opts.n_resamples
+    run_opts = opts if opts.method not in STUDENTIZED else replace(opts, method="percentile")
     source = weight_source(design, plan, stacked.design, clusters, opts.method)
-    reps, _, engine_notes, ran = run_on_engine(stacked, source, opts)
+    reps, _, engine_notes, ran, key = run_on_engine(stacked, source, run_opts)
+    shared = SharedDraws(key, reps)
     defined = np.isfinite(reps).all(axis=1)
     n_undefined = screen_undefined(
         defined, f"metric {m.label!r} (on at least one system)", opts.on_undefined
     )
     reps = np.ascontiguousarray(reps[defined])
-    jack = np.asarray(stacked.jackknife(), dtype=float) if opts.method == "bca" else None
-    return _board(
-        m, names, est, reps, jack, opts.method, opts.confidence_level, opts.bca_ties,
-        correction, list(engine_notes), n_undefined, n_rows, plan.n_clusters, b, opts.seed,
-        "paired " + describe_source(plan, source) + ran,
+
+    # ---- each system's interval: booteval.ci's, from the shared draws where ci draws the same
+    caught: list[Any] = []
+    systems_ci = [
+        system_ci(
+            m, arrays[name], plan, opts, auto=auto, clusters=clusters, design=design,
+            shared=(shared, j), warnings_to=caught,
+        )
+        for j, name in enumerate(names)
+    ]  # fmt: skip
+    notes = list(engine_notes)
+    for w in dict.fromkeys((w.category, str(w.message)) for w in caught):
+        warn(w[1], w[0], stacklevel=2)
+    # ---- each pair's method: compare's, as method="auto" chooses it for that pair
+    pair_methods = _pair_methods(
+        m, names, arrays, plan, stacked, opts.method, auto, design == "multinomial"
+    )
+    jack = None
+    if opts.method == "bca" or "bca" in pair_methods.values():
+        jack = np.asarray(stacked.jackknife(), dtype=float)
+    pair_of = partial(
+        _pair_by_compare, m, names, arrays, clusters, strata, opts, design
     )  # fmt: skip
+    return _board(
+        m, names, est, reps, jack, "auto" if auto else opts.method, opts.confidence_level,
+        opts.bca_ties, correction, notes, n_undefined, n_rows, plan.n_clusters, b, opts.seed,
+        "paired " + describe_source(plan, source) + ran, systems_ci=systems_ci,
+        pair_methods=pair_methods, pair_of=pair_of,
+    )  # fmt: skip
+
+
+def _pair_methods(
+    m: Metric, names: list[str], arrays: dict[str, tuple[np.ndarray, ...]], plan: Any,
+    stacked: StackedEvaluator, method: str, auto: bool, studentized: bool,
+) -> dict[tuple[int, int], str]:  # fmt: skip
+    """Each pair's interval method, ``(ia, ib) -> method`` for ``B = ib``, ``A = ia``:
+    ``method``, or with ``auto`` the one :func:`booteval.compare` takes for that pair."""
+    k = len(names)
+    pairs = [(ia, ib) for ia in range(k) for ib in range(k) if ia != ib]
+    if not auto:
+        return dict.fromkeys(pairs, method)
+    grads = [getattr(p, "gradient", None) is not None for p in stacked.parts]
+    out: dict[tuple[int, int], str] = {}
+    for ia, ib in pairs:
+        if (ib, ia) in out:  # the rule does not depend on the orientation
+            out[(ia, ib)] = out[(ib, ia)]
+            continue
+        case = paired_case_of(
+            m, arrays[names[ia]], arrays[names[ib]], plan, studentized=studentized,
+            analytic_se=grads[ia] and grads[ib],
+        )  # fmt: skip
+        out[(ia, ib)] = choose(case).method
+    return out
+
+
+def _pair_by_compare(
+    m: Metric, names: list[str], arrays: dict[str, tuple[np.ndarray, ...]], clusters: Any,
+    strata: Any, opts: Any, design: str, method: str, ia: int, ib: int, est: np.ndarray,
+    reps: np.ndarray,
+) -> tuple[dict[str, Any], tuple[str, ...]]:  # fmt: skip
+    """The pair ``ib - ia`` as :func:`booteval.compare` gives it with ``method``: a closed
+    form (and the p-value that inverts it), or a studentized interval (whose standard
+    errors need the pair's own run); ``est`` and ``reps`` are the shared run's."""
+    from .comparison import compare
+
+    a, b = arrays[names[ia]], arrays[names[ib]]
+    if method in CLOSED_FORMS:
+        low, high, p = paired_closed_form(
+            method, m, (a, b), clusters, opts.confidence_level, "two-sided"
+        )
+        diffs = reps[:, ib] - reps[:, ia]
+        rec = {
+            "name_a": names[ia], "name_b": names[ib], "estimate_a": float(est[ia]),
+            "estimate_b": float(est[ib]), "difference": float(est[ib] - est[ia]),
+            "low": low, "high": high,
+            "standard_error": float(np.std(diffs, ddof=1)) if diffs.size > 1 else 0.0,
+            "p_value": p, "excludes_zero": bool(low > 0 or high < 0),
+        }  # fmt: skip
+        return rec, ()
+    r = compare(
+        *a, b[-1], metric=m, method=method, confidence_level=opts.confidence_level,
+        n_resamples=opts.n_resamples, seed=opts.seed, batch=opts.batch, strata=strata,
+        clusters=clusters, on_undefined=opts.on_undefined, n_inner=opts.n_inner,
+        bca_ties=opts.bca_ties, workers=opts.workers, engine=opts.engine, design=design,
+        names=(names[ia], names[ib]),
+    )  # fmt: skip
+    rec = {
+        "name_a": names[ia], "name_b": names[ib], "estimate_a": r.estimate_a,
+        "estimate_b": r.estimate_b, "difference": r.difference, "low": r.low, "high": r.high,
+        "standard_error": r.standard_error, "p_value": r.p_value,
+        "excludes_zero": r.excludes_zero,
+    }  # fmt: skip
+    return rec, ()
 
 
 def _table_run(
@@ -394,17 +494,29 @@ def _board(
     m: Metric, names: list[str], est: np.ndarray, reps: np.ndarray, jack: Any, method: str,
     level: float, bca_ties: str, correction: str, notes: list[str], n_undefined: int,
     n_rows: int, n_clusters: int | None, b: int, seed: int, design: str,
-    info: tuple[str, ...] = (),
+    info: tuple[str, ...] = (), systems_ci: list[Any] | None = None,
+    pair_methods: dict[tuple[int, int], str] | None = None, pair_of: Any = None,
 ) -> LeaderboardResult:  # fmt: skip
     """The leaderboard from every system's ``(B, K)`` replicates on shared weights
-    (``notes``: the run's so far; ``info``: notes about the run, not degenerate cases)."""
+    (``notes``: the run's so far; ``info``: notes about the run, not degenerate cases).
+
+    ``systems_ci``: each system's :func:`booteval.ci` result (else each interval is formed
+    from its column of ``reps`` by ``method``); ``pair_methods``: each pair's method, a
+    bootstrap method formed from ``reps`` or, through ``pair_of(method, ia, ib)``, one
+    that needs the pair's own run (a closed form, a studentized interval)."""
     alpha = round(1.0 - level, 12)
     gib = bool(m.greater_is_better)
     k = len(names)
 
     # ---- each system's interval
-    sys_out = []
+    sys_out: list[Any] = []
+    system_notes: list[str] = []
     for j, name in enumerate(names):
+        if systems_ci is not None:  # ci's notes; its warnings were raised with it
+            out = systems_ci[j]
+            system_notes.extend(f"system {name}: {note}" for note in out.notes)
+            sys_out.append(out)
+            continue
         out = compute_interval(
             method, float(est[j]), reps[:, j], level,
             jackknife=None if jack is None else jack[:, j], bounds=m.bounds,
@@ -423,14 +535,20 @@ def _board(
 
     # ---- pairs in leaderboard order: B is the higher-ranked system
     raw: list[dict[str, Any]] = []
+    used: list[str] = []
     pair_pos: list[tuple[int, int]] = []
     for u in range(k):
         for v in range(u + 1, k):
             ib, ia = order[u], order[v]
-            rec, pnotes = _pair_interval(
-                method, est, reps, jack, ia, ib, level, m.bounds, bca_ties,
-                (names[ia], names[ib]),
-            )  # fmt: skip
+            pm = method if pair_methods is None else pair_methods[(ia, ib)]
+            if pm in _SHARED_METHODS:
+                rec, pnotes = _pair_interval(
+                    pm, est, reps, jack, ia, ib, level, m.bounds, bca_ties,
+                    (names[ia], names[ib]),
+                )  # fmt: skip
+            else:
+                rec, pnotes = pair_of(pm, ia, ib, est, reps)
+            used.append(pm)
             notes.extend(f"pair {names[ib]} - {names[ia]}: {note}" for note in pnotes)
             raw.append(rec)
             pair_pos.append((u, v))
@@ -469,7 +587,7 @@ def _board(
                 estimate=float(est[j]),
                 low=out.low,
                 high=out.high,
-                standard_error=float(np.std(reps[:, j], ddof=1)) if reps.shape[0] > 1 else 0.0,
+                standard_error=_system_se(out, reps[:, j]),
                 mcse_low=out.mcse_low,
                 mcse_high=out.mcse_high,
                 rank=int(rank_hat[j]),
@@ -495,5 +613,21 @@ def _board(
         seed=seed, n_undefined=n_undefined, design=design,
         system_names=tuple(names), distribution=freeze(reps),
         jackknife=jack if isinstance(jack, CountedJackknife) else freeze(jack),
-        notes=(*info, *notes), bca_ties=bca_ties, bounds=m.bounds,
+        notes=(*info, *system_notes, *notes), bca_ties=bca_ties, bounds=m.bounds,
+        system_methods=tuple(
+            getattr(sys_out[j], "method", method) for j in range(k)
+        ) if systems_ci is not None else (),
+        pair_methods=tuple(used) if pair_methods is not None else (),
     )  # fmt: skip
+
+
+#: pair methods formed from the shared replicates (the others need the pair's own run)
+_SHARED_METHODS = ("percentile", "basic", "normal", "bca")
+
+
+def _system_se(out: Any, values: np.ndarray) -> float:
+    """A system's standard error: its ci result's, or its replicates' standard deviation."""
+    se = getattr(out, "standard_error", None)
+    if se is not None:
+        return float(se)
+    return float(np.std(values, ddof=1)) if values.size > 1 else 0.0

@@ -174,6 +174,14 @@ class LeaderboardResult(Result):
     jackknife : ndarray or None
         Leave-one-unit-out values, shape ``(n_jackknife, K)`` (BCa only).
     notes : tuple of str
+    system_methods : tuple of str
+        Each entry's interval method, in leaderboard order: the interval is the one
+        :func:`booteval.ci` gives for that system alone (``method="auto"`` may choose a
+        closed form for one system and a bootstrap for another). Empty for a table read
+        by column names, whose intervals all use ``method``.
+    pair_methods : tuple of str
+        Each pair's interval method, in the order of ``pairs`` (as
+        :func:`booteval.compare` would choose it); empty as ``system_methods``.
     """
 
     metric: str
@@ -197,6 +205,8 @@ class LeaderboardResult(Result):
     notes: tuple[str, ...] = ()
     bca_ties: str = field(default="half", repr=False)
     bounds: tuple[float, float] | None = field(default=None, repr=False)
+    system_methods: tuple[str, ...] = ()
+    pair_methods: tuple[str, ...] = ()
 
     # -------------------------------------------------------------- views
     @property
@@ -259,10 +269,24 @@ class LeaderboardResult(Result):
         for p in self.pairs:
             if (p.name_a, p.name_b) == (a, b):
                 return p
-        stored = next(p for p in self.pairs if (p.name_a, p.name_b) == (b, a))
+        at = next(i for i, p in enumerate(self.pairs) if (p.name_a, p.name_b) == (b, a))
+        stored = self.pairs[at]
+        method = self.pair_methods[at] if self.pair_methods else self.method
+        if method not in ("percentile", "basic", "normal", "bca"):
+            # a closed form or a studentized interval: B - A mirrored is A - B exactly
+            mirrored = {
+                "name_a": a, "name_b": b, "estimate_a": stored.estimate_b,
+                "estimate_b": stored.estimate_a, "difference": -stored.difference,
+                "low": -stored.high, "high": -stored.low,
+                "standard_error": stored.standard_error, "p_value": stored.p_value,
+                "excludes_zero": stored.excludes_zero,
+            }  # fmt: skip
+            return PairwiseDifference(
+                **mirrored, p_adjusted=stored.p_adjusted, separated=stored.separated
+            )
         est = np.array([self.entry(n).estimate for n in self.system_names])
         rec, _ = _pair_interval(
-            self.method, est, self.distribution, self.jackknife, idx[a], idx[b],
+            method, est, self.distribution, self.jackknife, idx[a], idx[b],
             self.confidence_level, self.bounds, self.bca_ties, (a, b),
         )  # fmt: skip
         return PairwiseDifference(
@@ -270,10 +294,27 @@ class LeaderboardResult(Result):
         )
 
     # -------------------------------------------------------------- rendering
+    def _methods_line(self) -> str:
+        """The interval methods, each named once (systems' and pairs' where they differ)."""
+        pct = f"{self.confidence_level * 100:g}%"
+        if not self.system_methods:
+            return f"{pct} {self.method} intervals"
+
+        def named(methods: tuple[str, ...]) -> str:
+            counts = {mth: methods.count(mth) for mth in dict.fromkeys(methods)}
+            if len(counts) == 1:
+                return next(iter(counts))
+            return ", ".join(f"{mth} ({c})" for mth, c in counts.items())
+
+        systems, pairs = named(self.system_methods), named(self.pair_methods)
+        if systems == pairs:
+            return f"{pct} {systems} intervals"
+        return f"{pct} intervals: systems {systems}; pairs {pairs or 'none'}"
+
     def _footer(self) -> str:
         pct = f"{self.confidence_level * 100:g}%"
         lines = [
-            f"{pct} {self.method} intervals; {self.design}; B = {self.n_resamples}, "
+            f"{self._methods_line()}; {self.design}; B = {self.n_resamples}, "
             f"seed = {self.seed}"
             + (f", {self.n_undefined} undefined (dropped)" if self.n_undefined else ""),
             f"rank {pct}: percentile interval of the rank across resamples "
@@ -361,10 +402,15 @@ class LeaderboardResult(Result):
         """The table, how it was computed, and the notes."""
         lines = [
             self.to_text(scale, digits),
-            f"{self.confidence_level * 100:g}% {self.method} intervals; {self.design}; "
+            f"{self._methods_line()}; {self.design}; "
             f"B = {self.n_resamples} resamples, seed = {self.seed}; "
             f"pairwise p-values adjusted by {self.correction}",
         ]
+        if self.system_methods:
+            lines.append(
+                "each system's interval is booteval.ci's for that system alone; the pairs "
+                "and the ranks come from one resampling shared by all systems"
+            )
         return with_notes(lines, self.notes, "")
 
     def __repr__(self) -> str:

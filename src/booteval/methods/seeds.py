@@ -157,7 +157,7 @@ def _bind_runs(
 def _run_matrix(
     stacked: StackedEvaluator, design: Design, opts: RunOptions
 ) -> tuple[np.ndarray, tuple[str, ...]]:
-    reps, _, notes, ran = run_on_engine(stacked, design, opts)
+    reps, _, notes, ran, _ = run_on_engine(stacked, design, opts)
     if ran:
         notes = (*notes, "replicates from the compiled (numba) engine")
     return reps, notes
