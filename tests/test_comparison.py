@@ -227,7 +227,7 @@ def test_classical_tests_supply_the_p_value():
     assert mc.p_value == booteval.mcnemar_test(y, a, b).p_value
     assert (mc.low, mc.high) == (boot.low, boot.high)  # the interval stays the bootstrap's
     perm = booteval.compare(y, a, b, metric="accuracy", test="permutation", **kw)
-    direct = booteval.permutation_test(y, a, b, metric="accuracy", n_permutations=1000, seed=3)
+    direct = booteval.permutation_test(y, a, b, metric="accuracy", n_resamples=1000, seed=3)
     assert perm.p_value == direct.p_value and perm.test == "permutation"
     rng = np.random.default_rng(2)
     s1, s2 = rng.random(300), 0.3 * rng.random(300) + 0.7 * y

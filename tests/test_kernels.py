@@ -18,6 +18,7 @@ from booteval.metrics import get_metric
 
 numba = pytest.importorskip("numba")
 K = pytest.importorskip("booteval.core.kernels")
+from booteval.core.kernel_plan import plan  # noqa: E402
 
 M64 = (1 << 64) - 1
 
@@ -81,7 +82,7 @@ def _bound(metric: str, *data: np.ndarray):
     m = get_metric(metric)
     arrays = m.validate(*data)
     ev = m.bind(arrays, make_design(arrays[0].shape[0]))
-    return ev, K.plan(ev, ev.design)
+    return ev, plan(ev, ev.design)
 
 
 # ----------------------------------------------------------------------------- the streams
@@ -172,7 +173,7 @@ def test_auc_studentized_standard_errors_on_the_kernels(clustered: bool) -> None
     m = get_metric("roc_auc")
     arrays = m.validate(y, s)
     ev = m.bind(arrays, make_design(n, clusters=cl) if clustered else make_design(n))
-    run = K.plan(ev, ev.design)
+    run = plan(ev, ev.design)
     assert run.has_standard_error
     values, ses = run(5, 0, 40, True)
     plain, none = run(5, 0, 40, False)

@@ -1,14 +1,20 @@
 """The package layout: subpackages with one direction of imports, modules of a readable size.
 
-Checked on the source text: no import cycle among modules (imports at module level, where a
-cycle would bite at import time), no module over 700 lines, and no private name (a name or
-module starting with ``_``) imported from another subpackage, so each subpackage's surface is
-the names it means to share.
+Checked on the source text: no import cycle among modules (every import, at module level or
+inside a function: a cycle closed through a function-level import is still a cycle of
+dependencies), no module over 700 lines, no private name (a name or module starting with
+``_``) imported from another subpackage, so each subpackage's surface is the names it means
+to share, no compiled kernel that imports a metric (kernels read what a statistic
+declares), and no random generator built outside the stream registry.
+
+The one reverse dependency is at call time and by name: a result's ``plot()`` loads the
+plotting layer (which sits above the results) through :func:`booteval.results.plot_result`.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import booteval
@@ -26,12 +32,18 @@ MODULES = {_module_name(p): p for p in sorted(SRC.rglob("*.py"))}
 
 
 def _imports(name: str, path: Path, *, top_level: bool) -> list[tuple[str, str, int]]:
-    """(module, imported name, line) of each ``from ... import`` in booteval."""
+    """(module, imported name, line) of each import of booteval (``from ... import`` and
+    ``import booteval.x``)."""
     tree = ast.parse(path.read_text())
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     nodes = tree.body if top_level else list(ast.walk(tree))
     out = []
     for node in nodes:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "booteval" and alias.name in MODULES:
+                    parent, _, last = alias.name.rpartition(".")
+                    out.append((parent or alias.name, last, node.lineno))
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")[: len(package.split(".")) - node.level + 1]
@@ -62,7 +74,7 @@ def test_no_module_is_over_700_lines():
 
 def test_no_import_cycles():
     graph = {
-        name: {_target(m, i) for m, i, _ in _imports(name, path, top_level=True)} - {name}
+        name: {_target(m, i) for m, i, _ in _imports(name, path, top_level=False)} - {name}
         for name, path in MODULES.items()
     }
     state: dict[str, int] = {}
@@ -95,3 +107,31 @@ def test_no_private_name_is_imported_across_subpackages():
             if private or (target == module and imported.startswith("_") and not dunder):
                 crossing.append(f"{path.relative_to(SRC)}:{line} {module} import {imported}")
     assert not crossing
+
+
+def test_compiled_kernels_import_no_metric():
+    """The kernel is chosen from what a statistic declares (``kernel``,
+    ``compiled_statistic``), so no kernel module needs a metric class."""
+    kernels = [n for n in MODULES if n.startswith("booteval.core.") and "kernel" in n]
+    assert "booteval.core.kernel_plan" in kernels and len(kernels) > 8
+    bad = [
+        f"{n}:{line} {module}"
+        for n in kernels
+        for module, _, line in _imports(n, MODULES[n], top_level=False)
+        if module.startswith("booteval.metrics")
+    ]
+    assert not bad
+
+
+def test_random_generators_come_from_the_stream_registry():
+    """Only :mod:`booteval.core.streams` builds a generator or a seed sequence."""
+    pattern = re.compile(r"(default_rng|SeedSequence|np\.random\.(Generator|PCG64|Philox))\(")
+    found = []
+    for name, path in MODULES.items():
+        if name == "booteval.core.streams":
+            continue
+        for i, line in enumerate(path.read_text().splitlines(), 1):
+            code = line.split("#")[0]
+            if pattern.search(code) and ">>>" not in code and "..." not in code[:8]:
+                found.append(f"{path.relative_to(SRC)}:{i}: {line.strip()}")
+    assert not found

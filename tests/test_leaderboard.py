@@ -403,7 +403,7 @@ def test_errors_name_the_parameter():
         InvalidInputError, match=r"`correction`.*'holm', 'bonferroni', 'fdr_bh', 'none'"
     ):
         leaderboard({"a": x, "b": x}, correction="tukey")
-    with pytest.raises(InvalidInputError, match="`method`.*'studentized-symmetric'"):
+    with pytest.raises(InvalidInputError, match=r"`method`.*'studentized-symmetric'"):
         leaderboard({"a": x, "b": x}, method="bcaa")
     with pytest.raises(InvalidInputError, match=r"`y_true`.*labels for metric 'accuracy'"):
         leaderboard({"a": x, "b": x}, metric="accuracy")

@@ -121,13 +121,12 @@ NOT_TAKEN = {
     "majority_vote_at_k": ({"strata", "on_undefined"}, "as pass_at_k"),
     "nested_ci": ({"strata", "on_undefined"}, "as pass_at_k"),
     "multilabel_ci": ({"strata", "clusters"}, "resample= picks instances or labels"),
-    "permutation_test": ({"n_resamples", "confidence_level", "method", "on_undefined"},
-        "a test, not an interval: n_permutations counts its swaps, and undefined swaps "
+    "permutation_test": ({"confidence_level", "method", "on_undefined"},
+        "a test, not an interval: n_resamples counts its swaps, and undefined swaps "
         "are always left out and counted"),
-    "threshold_ci": ({"strata", "clusters", "workers"},
-        "strata_val/clusters_val and strata_test/clusters_test design the two sets; a "
-        "callable rule need not be thread-safe, so the refits run on one thread"),
-    "threshold_compare": ({"strata", "clusters", "workers"}, "as threshold_ci"),
+    "threshold_ci": ({"strata", "clusters"},
+        "strata_val/clusters_val and strata_test/clusters_test design the two sets"),
+    "threshold_compare": ({"strata", "clusters"}, "as threshold_ci"),
     "wild_ci": ({"strata", "clusters"},
         "multipliers on the rows of a regression; the clustered version is wild_cluster_ci"),
     "wild_cluster_ci": ({"method", "strata", "on_undefined"},
@@ -138,6 +137,7 @@ NOT_TAKEN = {
 OWN_DEFAULTS = {
     ("ci", "method"): "auto",  # the coverage atlas's best calibrated method for the case
     ("compare", "method"): "auto",
+    ("leaderboard", "method"): "auto",
     ("bootstrap_training", "n_resamples"): 200,  # every replicate refits the model
     ("bootstrap_training", "method"): "percentile",  # a BCa jackknife would refit n times
     ("threshold_ci", "n_resamples"): 2_000,  # every replicate refits the threshold

@@ -280,9 +280,10 @@ def test_compare_auto_takes_tango_with_few_discordant_rows():
     assert r.excludes_zero == (r.p_value < 0.05)
     assert r.notes[0].startswith("method='auto' chose 'tango' for a paired difference of")
     assert "11 discordant" in r.notes[0] and r.details["auto"]["method"] == "tango"
-    # each system's own interval is the percentile bootstrap's, from the same replicates
-    own = booteval.compare(a, b, seed=0, n_resamples=2000, method="percentile")
-    assert r.interval_a == own.interval_a and r.interval_b == own.interval_b
+    # each system's own interval is booteval.ci's (method='auto': Jeffreys for a proportion)
+    own = [booteval.ci(x, seed=0, n_resamples=2000) for x in (a, b)]
+    assert r.interval_a == (own[0].low, own[0].high) and own[0].method == "jeffreys"
+    assert r.interval_b == (own[1].low, own[1].high)
     one = booteval.compare(a, b, seed=0, n_resamples=2000, alternative="greater")
     assert one.p_value == pytest.approx(r.p_value / 2)
 

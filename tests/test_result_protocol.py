@@ -83,7 +83,7 @@ EXAMPLES = {
     "multilabel_ci": lambda: booteval.multilabel_ci(ML_T, ML_P, **B),
     "wild_ci": lambda: booteval.wild_ci(XR, YR, _slope, fit=_ols, predict=_ols_predict, **B),
     "permutation_test": lambda: booteval.permutation_test(
-        Y, PA, PB, metric="accuracy", n_permutations=200, seed=1
+        Y, PA, PB, metric="accuracy", n_resamples=200, seed=1
     ),
     "paired_t_test": lambda: booteval.paired_t_test(SC, SC2),
     "mcnemar_test": lambda: booteval.mcnemar_test(Y, PA, PB),
@@ -333,7 +333,11 @@ def test_pinned_leaderboard_is_unchanged():
     # each system's interval is booteval.ci's for that system (issue 34: one answer per
     # question), so these are ci's BCa intervals of each system's accuracy alone
     board = booteval.leaderboard(
-        {"a": _PPA, "b": _PPB}, y_true=_PY, metric="accuracy", n_resamples=2000, seed=3,
+        {"a": _PPA, "b": _PPB},
+        y_true=_PY,
+        metric="accuracy",
+        n_resamples=2000,
+        seed=3,
         method="bca",
     )
     got = [[float(v).hex() for v in (e.estimate, e.low, e.high)] for e in board.entries]

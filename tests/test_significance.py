@@ -187,8 +187,8 @@ def test_clusters_swap_together(kind):
 def test_strata_do_not_change_swaps():
     c = _tiny_case("mean", 1)
     n = c["a"].shape[0]
-    plain = permutation_test(c["a"], c["b"], n_permutations=500, seed=3, exact=False)
-    strat = permutation_test(c["a"], c["b"], n_permutations=500, seed=3, exact=False,
+    plain = permutation_test(c["a"], c["b"], n_resamples=500, seed=3, exact=False)
+    strat = permutation_test(c["a"], c["b"], n_resamples=500, seed=3, exact=False,
                              strata=np.arange(n) % 2)  # fmt: skip
     assert np.array_equal(plain.distribution, strat.distribution)
     assert plain.p_value == strat.p_value
@@ -309,14 +309,14 @@ def _noisy_pair(n=40, seed=0, shift=0.3):
 @pytest.mark.parametrize("metric", [None, np.mean])
 def test_same_seed_same_result_for_any_batch(metric):
     a, b = _noisy_pair()
-    kw = dict(metric=metric, n_permutations=700, seed=12)
+    kw = dict(metric=metric, n_resamples=700, seed=12)
     ref = permutation_test(a, b, **kw)
     for batch in (1, 7, 256, 10_000):
         r = permutation_test(a, b, batch=batch, **kw)
         assert np.array_equal(r.distribution, ref.distribution)
         assert r.p_value == ref.p_value
     # R swaps are a prefix of a longer run with the same seed
-    longer = permutation_test(a, b, metric=metric, n_permutations=1500, seed=12, batch=100)
+    longer = permutation_test(a, b, metric=metric, n_resamples=1500, seed=12, batch=100)
     assert np.array_equal(longer.distribution[:700], ref.distribution)
     assert not np.array_equal(permutation_test(a, b, **{**kw, "seed": 13}).distribution,
                               ref.distribution)  # fmt: skip
@@ -325,8 +325,8 @@ def test_same_seed_same_result_for_any_batch(metric):
 
 def test_registry_and_callable_paths_draw_the_same_swaps():
     a, b = _noisy_pair(seed=2)
-    fast = permutation_test(a, b, n_permutations=500, seed=1, engine="numpy")
-    slow = permutation_test(a, b, metric=lambda x: float(np.mean(x)), n_permutations=500, seed=1)
+    fast = permutation_test(a, b, n_resamples=500, seed=1, engine="numpy")
+    slow = permutation_test(a, b, metric=lambda x: float(np.mean(x)), n_resamples=500, seed=1)
     assert fast.vectorized and not slow.vectorized
     np.testing.assert_allclose(fast.distribution, slow.distribution, atol=1e-13)
     assert fast.p_value == slow.p_value
@@ -336,7 +336,7 @@ def test_the_compiled_engine_swaps_sum_metrics_with_its_own_bits():
     from booteval.core.swap_kernels import swap_bits
 
     a, b = _noisy_pair(n=150, seed=4)
-    r = permutation_test(a, b, n_permutations=400, seed=2)  # the default engine
+    r = permutation_test(a, b, n_resamples=400, seed=2)  # the default engine
     assert not r.exact and r.distribution.size == 400
     swappable = np.flatnonzero(a != b)
     for k in (0, 5, 399):  # permutation k: the metric on the swapped systems
@@ -345,10 +345,10 @@ def test_the_compiled_engine_swaps_sum_metrics_with_its_own_bits():
         a2, b2 = np.where(z, b, a), np.where(z, a, b)
         assert r.distribution[k] == pytest.approx(b2.mean() - a2.mean(), abs=1e-12)
     # the same null distribution as the NumPy engine's swaps, within Monte Carlo error
-    slow = permutation_test(a, b, n_permutations=4000, seed=2, engine="numpy")
-    fast = permutation_test(a, b, n_permutations=4000, seed=2)
+    slow = permutation_test(a, b, n_resamples=4000, seed=2, engine="numpy")
+    fast = permutation_test(a, b, n_resamples=4000, seed=2)
     assert abs(fast.distribution.std() / slow.distribution.std() - 1) < 0.06
-    again = permutation_test(a, b, n_permutations=400, seed=2, batch=7, workers=1)
+    again = permutation_test(a, b, n_resamples=400, seed=2, batch=7, workers=1)
     assert np.array_equal(again.distribution, r.distribution)
 
 
@@ -361,7 +361,7 @@ def test_the_compiled_engine_swaps_confusion_matrix_metrics(metric):
     y = rng.integers(0, 2, n)
     a = np.where(rng.random(n) < 0.8, y, 1 - y)
     b = np.where(rng.random(n) < 0.7, y, 1 - y)
-    r = permutation_test(y, a, b, metric=metric, n_permutations=300, seed=3)
+    r = permutation_test(y, a, b, metric=metric, n_resamples=300, seed=3)
     fn, design = get_metric(metric), make_design(n)
     swappable = np.flatnonzero(a != b)
     for k in (0, 17, 299):  # permutation k: the metric on the swapped systems
@@ -370,7 +370,7 @@ def test_the_compiled_engine_swaps_confusion_matrix_metrics(metric):
         a2, b2 = np.where(z, b, a), np.where(z, a, b)
         want = fn.bind((y, b2), design).estimate() - fn.bind((y, a2), design).estimate()
         assert r.distribution[k] == pytest.approx(want, abs=1e-12)
-    slow = permutation_test(y, a, b, metric=metric, n_permutations=300, seed=3, engine="numpy")
+    slow = permutation_test(y, a, b, metric=metric, n_resamples=300, seed=3, engine="numpy")
     assert not np.array_equal(slow.distribution, r.distribution)  # the NumPy engine's bits
 
 
@@ -414,7 +414,7 @@ def test_the_compiled_engine_swaps_rank_metrics_on_the_pooled_rows(metric, clust
 @pytest.mark.parametrize("alternative", ALTS)
 def test_monte_carlo_p_value_uses_the_plus_one_correction(alternative):
     a, b = _noisy_pair(n=16, seed=3)
-    r = permutation_test(a, b, n_permutations=2000, seed=0, exact=False, alternative=alternative)
+    r = permutation_test(a, b, n_resamples=2000, seed=0, exact=False, alternative=alternative)
     null, t = r.distribution, r.statistic
     count = {
         "two-sided": np.sum(np.abs(null) >= abs(t) - 1e-12),
@@ -431,10 +431,10 @@ def test_monte_carlo_p_value_uses_the_plus_one_correction(alternative):
 
 def test_exact_auto_threshold():
     a, b = _noisy_pair(n=12, seed=4)  # all 12 rows differ: 4096 swaps
-    assert permutation_test(a, b, n_permutations=4096).exact
-    r = permutation_test(a, b, n_permutations=4095, seed=0)
+    assert permutation_test(a, b, n_resamples=4096).exact
+    r = permutation_test(a, b, n_resamples=4095, seed=0)
     assert not r.exact and r.n_permutations == 4095
-    assert permutation_test(a, b, n_permutations=100, exact=True).n_permutations == 4096
+    assert permutation_test(a, b, n_resamples=100, exact=True).n_permutations == 4096
     assert not permutation_test(a, b, exact=False, seed=0).exact
 
 
@@ -442,7 +442,7 @@ def test_identical_systems_give_p_one():
     x = [0.2, 0.5, 0.9, 0.1]
     r = permutation_test(x, x)
     assert r.statistic == 0.0 and r.p_value == 1.0 and r.n_swappable == 0
-    r = permutation_test(x, x, exact=False, n_permutations=50, seed=0)
+    r = permutation_test(x, x, exact=False, n_resamples=50, seed=0)
     assert r.p_value == 1.0
 
 
@@ -507,8 +507,8 @@ def test_permutation_errors():
         permutation_test([1.0, 2.0], [2.0, 3.0], exact="yes")
     assert e.value.parameter == "exact"
     with pytest.raises(InvalidInputError) as e:
-        permutation_test([1.0, 2.0], [2.0, 3.0], n_permutations=0)
-    assert e.value.parameter == "n_permutations"
+        permutation_test([1.0, 2.0], [2.0, 3.0], n_resamples=0)
+    assert e.value.parameter == "n_resamples"
     with pytest.raises(InvalidInputError) as e:
         permutation_test([1.0, 2.0])
     assert e.value.parameter == "data"
@@ -705,14 +705,14 @@ def test_null_rejection_rates_iid():
         x = rng.normal(size=n)
         a = x + rng.normal(size=n)
         b = x + rng.normal(size=n)
-        p_perm_mean.append(permutation_test(a, b, n_permutations=1000, seed=s).p_value)
+        p_perm_mean.append(permutation_test(a, b, n_resamples=1000, seed=s).p_value)
         p_t.append(paired_t_test(a, b).p_value)
         y = rng.integers(0, 3, 4 * n)
         hard = rng.random(4 * n) < 0.3  # hard rows are hard for both systems
         pa = np.where(rng.random(4 * n) < np.where(hard, 0.4, 0.85), y, (y + 1) % 3)
         pb = np.where(rng.random(4 * n) < np.where(hard, 0.4, 0.85), y, (y + 2) % 3)
         p_perm_acc.append(
-            permutation_test(y, pa, pb, metric="accuracy", n_permutations=1000, seed=s).p_value
+            permutation_test(y, pa, pb, metric="accuracy", n_resamples=1000, seed=s).p_value
         )
         p_mc.append(mcnemar_test(y, pa, pb).p_value)
         p_mc_chi.append(mcnemar_test(y, pa, pb, exact=False).p_value)
@@ -759,7 +759,7 @@ def test_permutations_run_on_the_engine_loop_for_any_batch_and_workers():
     y = (rng.random(200) < 0.5).astype(int)
     a = np.where(rng.random(200) < 0.8, y, 1 - y)
     b = np.where(rng.random(200) < 0.75, y, 1 - y)
-    kw = dict(metric="accuracy", n_permutations=2500, seed=4)
+    kw = dict(metric="accuracy", n_resamples=2500, seed=4)
     ref = permutation_test(y, a, b, batch=2500, workers=1, **kw)
     calls = []
     other = permutation_test(

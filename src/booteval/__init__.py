@@ -105,8 +105,7 @@ from .methods.training import TrainingBootstrapResult, bootstrap_training
 from .methods.wild import MULTIPLIERS, draw_multipliers, multiplier_support, wild_ci
 from .metrics import CallableMetric, Metric, get_metric, list_metrics
 from .results import CIResult
-
-__version__ = "0.1.0"
+from .version import __version__
 
 # The modules of version 0.1 lived flat in the package; their old paths (``booteval.design``,
 # ``booteval.threshold``, ...) stay importable for one release, as aliases of the new modules.

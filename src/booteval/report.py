@@ -18,7 +18,7 @@ Examples
 | --- | ---: |
 | model | 75.0 (64.7, 83.5) |
 <BLANKLINE>
-95% jeffreys intervals; iid bootstrap (80 rows); B = 1000, seed = 0; booteval ...
+95% jeffreys (closed form) intervals; resampled for the distributions only: iid ...
 note: method='auto' chose each interval method from the coverage atlas (each result's notes say why)
 """
 
@@ -33,6 +33,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .core.format import format_p_value, format_triplet
+from .provenance import (
+    collapse,
+    footer_notes,
+    level_text,
+    provenance,
+    provenance_line,
+    unique,
+)
+from .version import __version__
 
 __all__ = [
     "FORMATS",
@@ -51,12 +60,6 @@ __all__ = [
 
 #: output formats accepted by :func:`render` (``"text"`` is the plain terminal table)
 FORMATS = ("text", "markdown", "latex", "json", "csv")
-
-
-def _version() -> str:
-    from . import __version__
-
-    return __version__
 
 
 @dataclass
@@ -101,71 +104,6 @@ class Report:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-# --------------------------------------------------------------------------- helpers
-def _pct(level: float) -> str:
-    return f"{level * 100:g}%"
-
-
-def _unique(values: Sequence[Any]) -> list[Any]:
-    return list(dict.fromkeys(values))
-
-
-def _provenance_line(prov: dict[str, Any]) -> str:
-    parts = []
-    level = prov.get("confidence_level")
-    methods = prov.get("method")
-    if methods is not None:
-        m = ", ".join(methods) if isinstance(methods, list) else methods
-        parts.append(f"{_pct(level)} {m} intervals" if level is not None else f"{m} intervals")
-    design = prov.get("design")
-    if design:
-        parts.append("; ".join(design) if isinstance(design, list) else design)
-    b, seed = prov.get("n_resamples"), prov.get("seed")
-    if b:
-        parts.append(f"B = {b}, seed = {seed}")
-    parts.append(f"booteval {prov['booteval']}")
-    return "; ".join(parts)
-
-
-def _collapse(values: list[Any]) -> Any:
-    u = _unique(values)
-    return u[0] if len(u) == 1 else u
-
-
-def _provenance(results: Sequence[Any], **extra: Any) -> dict[str, Any]:
-    prov: dict[str, Any] = {
-        "method": _collapse([r.method for r in results]),
-        "confidence_level": _collapse([r.confidence_level for r in results]),
-        "design": _collapse([r.design for r in results]),
-        "n_resamples": _collapse([r.n_resamples for r in results]),
-        "seed": _collapse([r.seed for r in results]),
-    }
-    prov.update(extra)
-    prov["booteval"] = _version()
-    return prov
-
-
-#: how the note of ``ci(method="auto")`` starts; a report says it once, not per result
-_AUTO_NOTE = "method='auto' chose "
-
-
-def _notes(pairs: Sequence[tuple[str, Any]]) -> list[str]:
-    out = []
-    auto = False
-    for label, r in pairs:
-        notes = [n for n in r.notes if not n.startswith(_AUTO_NOTE)]
-        auto = auto or len(notes) < len(r.notes)
-        out.extend(f"note ({label}): {n}" if label else f"note: {n}" for n in notes)
-        if getattr(r, "n_undefined", 0):
-            out.append(f"note ({label}): {r.n_undefined} undefined replicates dropped")
-    if auto:
-        out.insert(0, (
-            "note: method='auto' chose each interval method from the coverage atlas (each "
-            "result's notes say why)"
-        ))  # fmt: skip
-    return out
-
-
 # --------------------------------------------------------------------------- builders
 def ci_report(results: Sequence[tuple[str, Any]], *, scale: float = 1.0, digits: int = 4) -> Report:
     """A report of ``(system, CIResult)`` pairs: one row per system, one column per metric.
@@ -180,17 +118,17 @@ def ci_report(results: Sequence[tuple[str, Any]], *, scale: float = 1.0, digits:
     system  accuracy (95% CI)  f1 (95% CI)
     m       80.0 (71.4, 86.9)  80.0 (70.8, 87.6)
     <BLANKLINE>
-    95% jeffreys, percentile intervals; iid bootstrap (100 rows); B = 500, seed = 0; booteval ...
+    95% jeffreys (closed form), percentile intervals; iid bootstrap (100 rows); B = 500, ...
     note: method='auto' chose each interval method from the coverage atlas (each result's ...
     """
     if not results:
         raise ValueError("no results to report")
     rs = [r for _, r in results]
-    systems = _unique([s for s, _ in results])
-    metrics = _unique([r.metric for r in rs])
+    systems = unique([s for s, _ in results])
+    metrics = unique([r.metric for r in rs])
     level = rs[0].confidence_level
     cells = {(s, r.metric): r for s, r in results}
-    head = ["system", *(f"{m} ({_pct(level)} CI)" for m in metrics)]
+    head = ["system", *(f"{m} ({level_text(level)} CI)" for m in metrics)]
     rows = [
         [s, *(
             cells[(s, m)].format(scale, digits) if (s, m) in cells else "" for m in metrics
@@ -205,9 +143,9 @@ def ci_report(results: Sequence[tuple[str, Any]], *, scale: float = 1.0, digits:
             row.append(f"{r.effective_n:.0f}" if r is not None and math.isfinite(r.effective_n)
                        else "")  # fmt: skip
     table = Table(head, rows, ["l"] + ["r"] * (len(head) - 1))
-    prov = _provenance(rs)
+    prov = provenance(rs)
     records = [{"system": s, **r.to_dict()} for s, r in results]
-    footer = [_provenance_line(prov), *_notes([(f"{s}, {r.metric}", r) for s, r in results])]
+    footer = [provenance_line(prov), *footer_notes([(f"{s}, {r.metric}", r) for s, r in results])]
     return Report("ci", [table], footer, prov, records)
 
 
@@ -221,14 +159,15 @@ def compare_report(results: Sequence[Any], *, scale: float = 1.0, digits: int = 
     >>> r = booteval.compare(a, b, names=("old", "new"), n_resamples=1000, seed=0)
     >>> print(render(compare_report([r], scale=100, digits=1), "text"))
     metric  old (95% CI)       new (95% CI)       new - old (95% CI)  p        test
-    mean    62.5 (55.5, 69.0)  75.0 (69.0, 80.5)  12.5 (8.6, 17.8)    5.7e-07  tango
+    mean    62.5 (55.7, 69.0)  75.0 (68.7, 80.6)  12.5 (8.6, 17.8)    5.7e-07  tango
     <BLANKLINE>
-    95% tango intervals; paired iid bootstrap (200 rows); B = 1000, seed = 0; booteval ...
+    95% intervals: systems jeffreys (closed form); differences tango (closed form); resampled ...
+    note: method='auto' chose each interval method from the coverage atlas (each result's notes ...
     """
     if not results:
         raise ValueError("no results to report")
     r0 = results[0]
-    pct = _pct(r0.confidence_level)
+    pct = level_text(r0.confidence_level)
     head = [
         "metric", f"{r0.name_a} ({pct} CI)", f"{r0.name_b} ({pct} CI)",
         f"{r0.name_b} - {r0.name_a} ({pct} CI)", "p", "test",
@@ -245,8 +184,14 @@ def compare_report(results: Sequence[Any], *, scale: float = 1.0, digits: int = 
         for r in results
     ]
     table = Table(head, rows, ["l", "r", "r", "r", "r", "l"])
-    prov = _provenance(results)
-    footer = [_provenance_line(prov), *_notes([(r.metric, r) for r in results])]
+    prov = provenance(results)
+    systems = [x.method for r in results for x in r.details.get("systems", ())]
+    if systems:  # each system's interval is booteval.ci's; the difference's its own
+        prov["method"] = {
+            "systems": collapse(systems),
+            "differences": collapse([r.method for r in results]),
+        }
+    footer = [provenance_line(prov), *footer_notes([(r.metric, r) for r in results])]
     return Report("compare", [table], footer, prov, [r.to_dict() for r in results])
 
 
@@ -270,14 +215,15 @@ def leaderboard_report(
     >>> board = booteval.leaderboard(systems, n_resamples=1000, seed=0)
     >>> print(render(leaderboard_report(board, scale=100, digits=1), "text"))
     rank  system  mean (95% CI)      rank 95%  group
-       1  B       75.8 (71.0, 79.5)  1         a
-       2  A       56.2 (51.2, 61.0)  2         b
+       1  B       75.8 (71.4, 79.8)  1         a
+       2  A       56.2 (51.4, 61.1)  2         b
     <BLANKLINE>
-    95% bca intervals; paired iid bootstrap (400 rows); B = 1000, seed = 0; booteval ...
+    95% intervals: systems jeffreys (closed form); pairs bca; paired iid bootstrap (400 rows); ...
     rank 95%: percentile interval of the rank across resamples (ties share the minimum rank)
     group: systems sharing a letter are not separated (holm-adjusted p >= 0.05)
+    note: method='auto' chose each interval method from the coverage atlas (each result's notes ...
     """
-    pct = _pct(board.confidence_level)
+    pct = level_text(board.confidence_level)
     head = ["rank", "system", f"{board.metric} ({pct} CI)", f"rank {pct}", "group"]
     rows = [
         [
@@ -304,14 +250,19 @@ def leaderboard_report(
         phead = ["pair (B - A)", f"difference ({pct} CI)", "p", f"p ({board.correction})",
                  "separated"]  # fmt: skip
         tables.append(Table(phead, prow, ["l", "r", "r", "r", "l"], title="pairwise differences"))
-    prov = _provenance([board], correction=board.correction)
+    prov = provenance([board], correction=board.correction)
+    if board.system_methods:  # each system's interval is booteval.ci's; the pairs' their own
+        prov["method"] = {
+            "systems": collapse(list(board.system_methods)),
+            "pairs": collapse(list(board.pair_methods)),
+        }
     footer = [
-        _provenance_line(prov),
+        provenance_line(prov, "the ranks"),
         f"rank {pct}: percentile interval of the rank across resamples "
         "(ties share the minimum rank)",
         "group: systems sharing a letter are not separated "
         f"({board.correction}-adjusted p >= {board.alpha:g})",
-        *(f"note: {n}" for n in board.notes),
+        *footer_notes([("", board)]),
     ]
     d = board.to_dict()
     extra = {k: v for k, v in d.items() if k != "systems"}
@@ -338,16 +289,16 @@ def correlation_report(results: Sequence[Any], *, scale: float = 1.0, digits: in
     if not results:
         raise ValueError("no results to report")
     r0 = results[0]
-    head = ["metric", f"{r0.coefficient} {r0.level}-level ({_pct(r0.confidence_level)} CI)",
+    head = ["metric", f"{r0.coefficient} {r0.level}-level ({level_text(r0.confidence_level)} CI)",
             "systems", "inputs"]  # fmt: skip
     rows = [[r.metric, r.format(scale, digits), str(r.n_systems), str(r.n_inputs)]
             for r in results]  # fmt: skip
-    prov = _provenance(results, level=r0.level, coefficient=r0.coefficient,
+    prov = provenance(results, level=r0.level, coefficient=r0.coefficient,
                        resample=r0.resample, human=r0.human)  # fmt: skip
     footer = [
-        _provenance_line(prov),
+        provenance_line(prov),
         f"population: {r0.population}",
-        *_notes([(r.metric, r) for r in results]),
+        *footer_notes([(r.metric, r) for r in results]),
     ]
     return Report("correlate", [Table(head, rows, ["l", "r", "r", "r"])], footer, prov,
                   [r.to_dict() for r in results])  # fmt: skip
@@ -389,7 +340,7 @@ def power_report(analysis: Any, *, scale: float = 1.0, digits: int = 4) -> Repor
         rows.append(["correlation of the systems", f"{a.correlation:.3f}"])
     if a.design_effect is not None:
         rows.append(["design effect", f"{a.design_effect:.3g}"])
-    prov = {"solved_for": a.solved_for, "source": a.source, "booteval": _version()}
+    prov = {"solved_for": a.solved_for, "source": a.source, "booteval": __version__}
     footer = [
         a.summary(scale, digits),
         f"reference: {a.source}; normal approximation; booteval {prov['booteval']}",

@@ -33,6 +33,7 @@ __all__ = [
     "LazyJackknife",
     "PairedDifference",
     "Result",
+    "plot_result",
     "protocol_defaults",
     "protocol_of_test",
 ]
@@ -233,12 +234,7 @@ class Result:
         Needs matplotlib (``pip install 'booteval[plot]'``); see :mod:`booteval.plot` for
         the options. Returns the figure.
         """
-        from .plot import plot_distribution, plot_forest
-
-        dist = self.distribution
-        if dist is not None and np.size(dist) > 0:
-            return plot_distribution(self, path, **kwargs)
-        return plot_forest([self], path=path, **kwargs)
+        return plot_result(self, "default", path, **kwargs)
 
     def describe(self, scale: float = 1.0, digits: int = 4) -> str:
         """The interval, how it was computed and the notes, in a few lines."""
@@ -611,3 +607,18 @@ def freeze(a: np.ndarray | None) -> np.ndarray | None:
     a = np.asarray(a)
     a.setflags(write=False)
     return a
+
+
+def plot_result(result: Any, kind: str, path: str | None = None, **kwargs: Any) -> Any:
+    """Draw ``result`` with :func:`booteval.plot.draw` (``kind``: ``"default"``,
+    ``"distribution"``, ``"forest"`` or ``"pairwise"``): what the results' ``plot``
+    methods call.
+
+    The plotting layer sits above the results (it reads their protocol, and needs
+    matplotlib): it is loaded here, when a figure is asked for, by name, so that no
+    module of the results imports it. Its :func:`~booteval.plot.draw` decides which figure
+    a result gets.
+    """
+    import importlib
+
+    return importlib.import_module("booteval.plot").draw(result, kind, path, **kwargs)

@@ -48,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 0
+    args.main = main  # for the demo, which runs the commands it prints
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         try:

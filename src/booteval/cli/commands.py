@@ -437,7 +437,7 @@ def _cmd_power(args: argparse.Namespace) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     import tempfile
 
-    from . import main
+    main = args.main  # the command line's entry point, which runs the commands shown
 
     try:
         import pandas as pd

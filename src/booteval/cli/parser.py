@@ -161,12 +161,12 @@ def _output_parent(plot: bool = True, digits: int = 4) -> argparse.ArgumentParse
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``booteval`` argument parser with its subcommands."""
-    from .. import __version__
     from ..core.intervals import METHODS
     from ..inference.comparison import TESTS
     from ..inference.multiple import CORRECTIONS
     from ..meta import BOOTSTRAP_METHODS, COEFFICIENTS, LEVELS
     from ..metrics import list_metrics
+    from ..version import __version__
 
     parser = _Parser(
         prog="booteval", description=_DESCRIPTION, epilog=_EPILOG, formatter_class=_Formatter

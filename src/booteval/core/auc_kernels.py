@@ -280,9 +280,7 @@ def _auc_layout(ev: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def units_auc_runner(parts: list[object], design: Any) -> Runner | str:
     """ROC-AUC of the systems in ``parts`` on shared draws of ``design``'s units (rows or
     clusters, within strata): values of shape ``(batch, len(parts))``."""
-    from ..metrics.ranking import AucEvaluator
-
-    if not all(type(part) is AucEvaluator for part in parts):
+    if not all(getattr(part, "kernel", None) == "auc" for part in parts):
         return "the compiled engine has no kernel for several systems of this statistic yet"
     layouts = [_auc_layout(part) for part in parts]
     units = units_of(layouts, design)

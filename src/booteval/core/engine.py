@@ -211,7 +211,9 @@ def compiled_runner(
             "engine='numba' was requested, but the compiled engine has no kernel for this "
             "weight source: the NumPy engine was used"
         )
-    runner = _kernels.plan(evaluator, design)
+    from .kernel_plan import plan
+
+    runner = plan(evaluator, design)
     if isinstance(runner, str):
         reason = runner
     elif want_se and not getattr(runner, "has_standard_error", False):
@@ -234,7 +236,7 @@ def draw_key(evaluator: Evaluator | Any, source: Design | Any, compiled: object 
     the same units in every replicate, and so give the same values of a system that both
     evaluate: the NumPy engine's blocks of one units design (the evaluator's own, e.g.
     compressed cells, or the design's), or one compiled kernel family's draws of that
-    design (the ``draws`` a runner of :func:`booteval.core.kernels.plan` declares). Doors
+    design (the ``draws`` a runner of :func:`booteval.core.kernel_plan.plan` declares). Doors
     that evaluate several systems at once use it to take a system's replicates from their
     shared run exactly where :func:`booteval.ci` would draw the same.
 
@@ -387,8 +389,9 @@ def run_on_engine(
 
     Returns the replicates, their standard errors (or ``None``), the notes, the
     engine that ran (``", numba engine"`` to append to the design's description, or
-    ``""``), and the key of the draws (:func:`draw_key`). The compiled kernels run where ``opts.engine`` asks for them and they cover the
-    evaluator and its weight source (see :func:`compiled_runner`); the notes say when
+    ``""``), and the key of the draws (:func:`draw_key`). The compiled kernels run where
+    ``opts.engine`` asks for them and they cover the evaluator and its weight source (see
+    :func:`compiled_runner`); the notes say when
     ``engine="numba"`` was asked for and the NumPy engine ran. ``workers`` and ``batch``
     default to the options' own.
     """

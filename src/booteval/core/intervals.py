@@ -64,6 +64,8 @@ METHODS: tuple[str, ...] = (
 )  # fmt: skip
 #: the methods that need a standard error of every replicate
 STUDENTIZED: tuple[str, ...] = ("studentized", "studentized-symmetric")
+#: the closed-form methods ``method="auto"`` may choose (all others are bootstrap methods)
+CLOSED_FORMS: tuple[str, ...] = ("jeffreys", "clustered-wilson", "cr2", "newcombe", "tango")
 
 
 # ---------------------------------------------------------------- transforms

@@ -54,7 +54,18 @@ from numba import njit, prange
 
 from .streams import seed_sequence
 
-__all__ = ["chunk_runner", "drawn_indices", "plan", "stream_key", "sums_runner", "threads"]
+__all__ = [
+    "MAX_ROWS",
+    "Runner",
+    "chunk_runner",
+    "drawn_indices",
+    "stacked_runner",
+    "stream_key",
+    "sum_runner",
+    "sums_runner",
+    "threads",
+    "unshift",
+]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -378,76 +389,11 @@ def _compile_notice(kernel: object) -> None:
 Runner = Callable[[int, int, int, bool], tuple[np.ndarray, "np.ndarray | None"]]
 
 
-def plan(evaluator: object, design: object) -> Runner | str:
-    """A runner ``(seed, start, stop, want_se) -> (values, ses)`` for ``evaluator``,
-    or the reason there is no compiled kernel for it.
-
-    The runner's ``draws`` names its family of draws (``"sums"``, ``"auc-units"``,
-    ``"auc-sorted"``, ``"rank"``): one system alone and the same system among several
-    draw the same units in every replicate where the family is the same
-    (:func:`booteval.core.engine.draw_key`)."""
-    planned = _plan(evaluator, design)
-    if isinstance(planned, str):
-        return planned
-    runner, draws = planned
-    if not isinstance(runner, str):
-        runner.draws = draws  # type: ignore[attr-defined]
-    return runner
-
-
-def _plan(evaluator: object, design: object) -> tuple[Runner | str, str] | str:
-    """:func:`plan`'s runner and its family of draws, or why there is none."""
-    from ..metrics.base import SumEvaluator
-    from ..metrics.ranking import AucEvaluator
-    from . import auc_kernels, rank_kernels  # their kernels build on this module's generator
-
-    d = getattr(evaluator, "design", None) or design
-    if d.compressed:
-        return (
-            "the compiled engine does not resample compressed cells (discrete data, which "
-            "the NumPy engine resamples as a few distinct cells at a cost independent of n)"
-        )
-    if d.n_rows < 1 or d.n_rows > MAX_ROWS:
-        return f"the compiled engine needs 1 to {MAX_ROWS} rows"
-    # clusters: a sum metric's statistics are per-cluster sums (unit_stats), so drawing
-    # clusters is drawing rows of those sums; ROC-AUC weighs each row by its unit's count.
-    # strata: draws within each stratum, stratum after stratum
-    strata = np.asarray(d.unit_stratum) if d.n_strata > 1 else None
-    parts = getattr(evaluator, "parts", None)  # StackedEvaluator: systems on shared weights
-    if parts is not None:
-        if all(isinstance(part, AucEvaluator) for part in parts):
-            return auc_kernels.units_auc_runner(parts, d), "auc-units"
-        if all(_rank_statistic(part) for part in parts):
-            return rank_kernels.rank_runner(parts, d), "rank"
-        return _stacked_runner(parts, strata), "sums"
-    shift, ev = _unshift(evaluator)
-    if ev is not evaluator:
-        if getattr(ev, "design", None) is not None and ev.design.compressed:
-            return "the compiled engine does not resample compressed cells"
-    if isinstance(ev, SumEvaluator):
-        return _sum_runner(ev, shift, strata), "sums"
-    if isinstance(ev, AucEvaluator):  # rows in sorted order when iid, else by unit
-        return auc_kernels.auc_runner(ev, d), "auc-sorted" if d.kind == "iid" else "auc-units"
-    if _rank_statistic(ev):  # Spearman, Kendall, average precision: by unit
-        return auc_kernels.single(rank_kernels.rank_runner([ev], d)), "rank"
-    if d.kind != "iid":
-        return f"the compiled engine covers {d.kind} designs for sum, ROC-AUC and rank metrics only"
-    return "the compiled engine has no kernel for this statistic yet"
-
-
-def _rank_statistic(ev: object) -> bool:
-    """Whether ``ev`` declares a statistic of :mod:`booteval.core.rank_kernels`."""
-    from .rank_kernels import RANK_STATISTICS
-
-    return getattr(ev, "compiled_statistic", None) in RANK_STATISTICS
-
-
-def _unshift(ev: object) -> tuple[float, object]:
-    """``(shift, inner)`` of a shifted evaluator (``(0, ev)`` for any other)."""
-    from ..metrics.regression import ShiftedEvaluator
-
-    if isinstance(ev, ShiftedEvaluator):
-        return ev.shift, ev.inner
+def unshift(ev: object) -> tuple[float, object]:
+    """``(shift, inner)`` of an evaluator that declares itself a shifted one (``kernel =
+    "shifted"``: another evaluator's values plus a constant); ``(0, ev)`` for any other."""
+    if getattr(ev, "kernel", None) == "shifted":
+        return ev.shift, ev.inner  # type: ignore[attr-defined]
     return 0.0, ev
 
 
@@ -509,7 +455,7 @@ def _kernel_sums(
 
 def sums_runner(stats: np.ndarray, values_of_sums: Callable[[np.ndarray], np.ndarray]) -> Runner:
     """A runner for any statistic of the column sums of dense per-row ``stats`` (rows
-    drawn iid, on the stream of :func:`_sum_runner`).
+    drawn iid, on the stream of :func:`sum_runner`).
 
     Examples
     --------
@@ -528,7 +474,8 @@ def sums_runner(stats: np.ndarray, values_of_sums: Callable[[np.ndarray], np.nda
     return run
 
 
-def _sum_runner(ev: object, shift: float, strata: np.ndarray | None = None) -> Runner | str:
+def sum_runner(ev: object, shift: float, strata: np.ndarray | None = None) -> Runner | str:
+    """One sum metric's runner (``shift`` added to its values), rows drawn within ``strata``."""
     import scipy.sparse as sp
 
     if sp.issparse(ev.unit_stats):
@@ -558,21 +505,19 @@ def _sum_runner(ev: object, shift: float, strata: np.ndarray | None = None) -> R
     return run
 
 
-def _stacked_runner(parts: list[object], strata: np.ndarray | None = None) -> Runner | str:
+def stacked_runner(parts: list[object], strata: np.ndarray | None = None) -> Runner | str:
     """Several sum metrics on shared resamples: one draw per replicate for all of them.
 
     The systems' per-row statistics sit side by side in one matrix, so replicate ``b``
     draws its rows once and every system's sums come from the same draws (the pairing of
-    a comparison), with the stream of :func:`_sum_runner`.
+    a comparison), with the stream of :func:`sum_runner`.
     """
     import scipy.sparse as sp
 
-    from ..metrics.base import SumEvaluator
-
     shifts, evaluators = [], []
     for whole in parts:
-        shift, part = _unshift(whole)
-        if not isinstance(part, SumEvaluator) or sp.issparse(part.unit_stats):
+        shift, part = unshift(whole)
+        if getattr(part, "kernel", None) != "sums" or sp.issparse(part.unit_stats):
             return (
                 "the compiled engine covers several systems only for metrics that are sums "
                 "of dense per-row statistics"

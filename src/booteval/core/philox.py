@@ -37,7 +37,7 @@ from .design import Design
 from .errors import InvalidInputError
 from .intervals import STUDENTIZED
 from .params import RESAMPLING
-from .streams import seed_sequence
+from .poisson_table import POISSON1_THRESHOLDS, philox_key
 
 __all__ = [
     "POISSON1_THRESHOLDS",
@@ -56,15 +56,6 @@ _M0, _M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
 _W0, _W1 = np.uint64(0x9E3779B9), np.uint64(0xBB67AE85)
 _LOW = np.uint64(0xFFFFFFFF)
 _SHIFT = np.uint64(32)
-
-#: ``floor(2**32 * P(K <= k))`` for ``K ~ Poisson(1)``, ``k = 0 .. 12`` (exact; see the tests)
-POISSON1_THRESHOLDS = np.array(
-    [
-        1580030168, 3160060337, 3950075421, 4213413783, 4279248373, 4292415291, 4294609777,
-        4294923276, 4294962463, 4294966817, 4294967252, 4294967292, 4294967295,
-    ],
-    dtype=np.uint64,
-)  # fmt: skip
 
 
 def philox4x32_10(counter: np.ndarray, key: np.ndarray) -> np.ndarray:
@@ -197,11 +188,6 @@ def unit_keys(labels: object) -> np.ndarray:
         return _integer_keys(bits, tag + neg.astype(np.int64))
     flat = arr.astype(object).ravel()
     return np.array([unit_key(v) for v in flat], dtype=np.uint64).reshape(arr.shape)
-
-
-def philox_key(seed: int) -> np.ndarray:
-    """The two 32-bit key words of the Poisson weights for the run's ``seed``."""
-    return seed_sequence("poisson", seed).generate_state(2, np.uint32).astype(np.uint64)
 
 
 def poisson_weights(seed: int, keys: np.ndarray, start: int, stop: int) -> np.ndarray:

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from .kernels import _CACHE
-from .philox import POISSON1_THRESHOLDS, philox_key
+from .poisson_table import POISSON1_THRESHOLDS, philox_key
 
 __all__ = ["philox_blocks", "poisson_int_sums"]
 

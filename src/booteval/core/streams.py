@@ -30,7 +30,15 @@ import numbers
 
 import numpy as np
 
-__all__ = ["STREAMS", "fresh_seed", "generator", "seed_sequence", "seed_to_int", "spawn_key"]
+__all__ = [
+    "STREAMS",
+    "fresh_seed",
+    "generator",
+    "philox_generator",
+    "seed_sequence",
+    "seed_to_int",
+    "spawn_key",
+]
 
 #: feature -> spawn-key prefix (no prefix is a prefix of another)
 STREAMS: dict[str, tuple[int, ...]] = {
@@ -72,6 +80,13 @@ def seed_sequence(name: str, seed: int, *key: int) -> np.random.SeedSequence:
 def generator(name: str, seed: int, *key: int) -> np.random.Generator:
     """A PCG64 ``Generator`` on stream ``name`` at ``key`` for the run's ``seed``."""
     return np.random.Generator(np.random.PCG64(seed_sequence(name, seed, *key)))
+
+
+def philox_generator(key: int, counter: int = 0) -> np.random.Generator:
+    """A Philox ``Generator`` at a 128-bit ``key`` and ``counter``: the counter-based
+    streams of the distributed runs, whose keys come from the ``poisson`` stream
+    (:func:`booteval.core.poisson_table.philox_key`) and a fixed tag of their own."""
+    return np.random.Generator(np.random.Philox(key=key, counter=counter))
 
 
 def fresh_seed() -> int:

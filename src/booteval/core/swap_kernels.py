@@ -179,10 +179,8 @@ def swap_layout_runner(ev: object, swappable: np.ndarray, n_units: int) -> Runne
     Kendall evaluator bound to the pooled rows (A's units ``0 .. n_units - 1``, then B's):
     ``stat(B') - stat(A')`` per permutation, swapping the units ``swappable`` of A; or why
     there is no kernel."""
-    from ..metrics.ranking import AucEvaluator
-
     empty = np.zeros(0, dtype=np.int64)
-    if type(ev) is AucEvaluator:
+    if getattr(ev, "kernel", None) == "auc":
         rows, a, ties = _auc_layout(ev)
         kind, b, c, sizes = 3, empty, empty, np.zeros(2, dtype=np.int64)
     elif getattr(ev, "compiled_statistic", None) in RANK_STATISTICS:

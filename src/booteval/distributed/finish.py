@@ -22,6 +22,7 @@ import numpy as np
 
 from ..core.intervals import CountedJackknife
 from ..core.philox import philox_key
+from ..core.streams import philox_generator
 from ..metrics.base import Metric
 from .partitions import system_stats, unit_values
 from .states import HistogramState, StateSpec, SumState
@@ -69,8 +70,8 @@ def cell_weights(seed: int, keys: list[int], sizes: np.ndarray, n_resamples: int
         full = (k0 | (k1 << 32)) | (int(key) << 64)
         for j, lo in enumerate(range(0, n_resamples, _CELL_BLOCK)):
             hi = min(lo + _CELL_BLOCK, n_resamples)
-            bits = np.random.Philox(key=full, counter=j << 128)
-            out[lo:hi, c] = np.random.Generator(bits).poisson(float(m), _CELL_BLOCK)[: hi - lo]
+            rng = philox_generator(full, j << 128)
+            out[lo:hi, c] = rng.poisson(float(m), _CELL_BLOCK)[: hi - lo]
     return out
 
 

@@ -37,6 +37,7 @@ import scipy.sparse as sp
 
 from ..core.errors import InvalidInputError
 from ..core.philox import philox_key
+from ..core.streams import philox_generator
 from ..metrics.base import Metric
 from ..metrics.ranking import binary_labels
 from .partitions import histogram_partition
@@ -172,7 +173,7 @@ def _cells(state: HistogramState) -> tuple[sp.csr_matrix, np.ndarray, int | None
 def _poisson_stream(seed: int) -> np.random.Generator:
     """The run's one stream of cell weights (its own key: no other stream shares it)."""
     k0, k1 = (int(v) for v in philox_key(seed))
-    return np.random.Generator(np.random.Philox(key=(k0 | (k1 << 32)) | (0x72616E6B << 64)))
+    return philox_generator((k0 | (k1 << 32)) | (0x72616E6B << 64))
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ import numpy as np
 from scipy.stats import t as student_t
 
 from ..core.errors import collect_warnings, warn
-from ..core.intervals import STUDENTIZED
+from ..core.intervals import CLOSED_FORMS, STUDENTIZED
 from ..metrics import Metric
 from ..metrics.calibration import Brier, LogLoss
 from ..metrics.classification import F1, Accuracy
@@ -59,8 +59,6 @@ __all__ = [
     "row_scores",
 ]
 
-#: the closed-form methods ``method="auto"`` may choose (all others are bootstrap methods)
-CLOSED_FORMS: tuple[str, ...] = ("jeffreys", "clustered-wilson", "cr2", "newcombe", "tango")
 #: a clustered proportion is "near 0 or 1" with fewer rows than this in its rarer outcome,
 #: and at most this share of the rows; a paired difference of proportions takes Tango's
 #: interval with fewer discordant rows than this

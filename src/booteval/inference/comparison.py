@@ -66,7 +66,10 @@ class ComparisonResult(PairedDifference):
     excludes_zero : bool
         Whether the interval excludes 0.
     interval_a, interval_b : (float, float)
-        Each system's own interval from the same replicates and method.
+        Each system's own interval: exactly the one :func:`booteval.ci` gives for that
+        system alone with the same data, seed, ``B`` and method (``method="auto"``: ci's
+        choice for the system, which may differ from the difference's);
+        ``details["systems"]`` holds the two :class:`~booteval.CIResult`.
     distribution, distribution_a, distribution_b : ndarray
         The defined replicate values of the difference and of each system.
     Other attributes as in :class:`~booteval.CIResult`.
@@ -136,10 +139,19 @@ class ComparisonResult(PairedDifference):
             f"  B = {self.n_resamples} shared resamples, seed = {self.seed}"
             + (f", {self.n_undefined} undefined (dropped)" if self.n_undefined else ""),
             f"  {self.name_a}: {format_triplet(self.estimate_a, *self.interval_a, scale=scale, digits=digits)}"  # noqa: E501
-            f"; {self.name_b}: {format_triplet(self.estimate_b, *self.interval_b, scale=scale, digits=digits)}",  # noqa: E501
+            f"; {self.name_b}: {format_triplet(self.estimate_b, *self.interval_b, scale=scale, digits=digits)}"  # noqa: E501
+            + self._systems_method(),
             f"  standard error of the difference {self.standard_error * scale:.{digits}g}",
         ]
         return with_notes(lines, self.notes)
+
+    def _systems_method(self) -> str:
+        """How each system's own interval was formed (``booteval.ci``'s, with its method)."""
+        systems = self.details.get("systems", ())
+        methods = list(dict.fromkeys(r.method for r in systems))
+        if not methods:
+            return ""
+        return f" (each booteval.ci's {' / '.join(methods)} interval of the system alone)"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-data view (no arrays)."""
@@ -347,13 +359,17 @@ def compare(
         clusters (Kendall's tau beyond 1,000 rows: BCa; below 30 clusters and up to 50
         rows the nested bootstrap-t, symmetric from 30 rows); BCa otherwise. ``result.method``
         and the first note say which was chosen and why. With a closed form the
-        ``"bootstrap"`` p-value inverts it (``result.test`` names it), and each system's
-        own interval is the percentile bootstrap's.
+        ``"bootstrap"`` p-value inverts it (``result.test`` names it). Each system's own
+        interval (``interval_a``, ``interval_b``) is the one :func:`booteval.ci` gives for
+        it with the same ``method``, to the last bit.
     strata, clusters, on_undefined, metric_kwargs, n_inner, bca_ties, workers, engine
         As in :func:`booteval.ci`; the interval is for the difference. The compiled
-        kernels (``engine=``) cover sum metrics of continuous outputs on an iid design, one
-        draw per replicate for both systems; elsewhere ``engine="numba"`` runs the NumPy
-        engine and says so.
+        kernels (``engine=``) cover sum, ROC-AUC and rank metrics, one draw per replicate
+        for both systems; elsewhere ``engine="numba"`` runs the NumPy engine and says so.
+        A studentized difference runs on the compiled engine for two means (the mean of
+        the per-row differences, as :func:`booteval.ci` studentizes a mean), and on the
+        NumPy engine otherwise, with each replicate's standard error from the same draws
+        as its difference.
     {design}
     alternative : {"two-sided", "greater", "less"}
         For the p-value: ``"greater"`` tests whether B's metric is larger.
@@ -564,8 +580,12 @@ def _paired_intervals(
 
 
 def _mean_difference_ses(
-    m: Metric, arrays: tuple[tuple[np.ndarray, ...], ...], plan: Design, source: Any,
-    opts: Any, key: object,
+    m: Metric,
+    arrays: tuple[tuple[np.ndarray, ...], ...],
+    plan: Design,
+    source: Any,
+    opts: Any,
+    key: object,
 ) -> tuple[np.ndarray | None, float | None]:
     """The studentized difference of two means as :func:`booteval.ci` studentizes one mean:
     ``B - A`` is the mean of the per-row differences, whose run (compiled where it can
@@ -651,7 +671,7 @@ def _classical_test(
         )  # fmt: skip
     if test == "permutation":
         return significance.permutation_test(
-            *data, metric=m, n_permutations=opts.n_resamples, seed=opts.seed,
+            *data, metric=m, n_resamples=opts.n_resamples, seed=opts.seed,
             clusters=clusters, strata=strata, alternative=alternative, names=names,
         )  # fmt: skip
     if test == "mcnemar":

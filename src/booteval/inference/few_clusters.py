@@ -14,7 +14,7 @@ remedies for the mean of per-row scores:
   comparison.
 * :func:`wild_cluster_ci` -- the wild cluster bootstrap-t (Cameron, Gelbach & Miller,
   2008) with Webb's six-point weights by default (MacKinnon & Webb, 2017; Webb, 2023),
-  in :mod:`booteval.inference.wild_cluster` (importable from here too).
+  in :mod:`booteval.inference.wild_cluster`.
 * :func:`clustered_wilson_interval` -- a Wilson score interval for a clustered
   proportion (an accuracy), with the sample size replaced by an effective sample size
   from the design effect and the clusters' degrees of freedom (Korn & Graubard, 1998).
@@ -527,13 +527,3 @@ def clustered_wilson_interval(
         notes=tuple(notes),
         details={"design_effect": deff, "raw_design_effect": raw, "df_factor": factor},
     )
-
-
-def __getattr__(name: str) -> Any:
-    """``wild_cluster_ci`` and ``WILD_CLUSTER_WEIGHTS`` at their old place (they live in
-    :mod:`booteval.inference.wild_cluster`, which imports this module)."""
-    if name in ("wild_cluster_ci", "WILD_CLUSTER_WEIGHTS"):
-        from . import wild_cluster
-
-        return getattr(wild_cluster, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -210,8 +210,20 @@ def leaderboard(
         cover sum metrics of continuous outputs on an iid design, one draw per replicate
         for all the systems; elsewhere ``engine="numba"`` runs the NumPy engine and says so.
     {design}
-    method : {"bca", "percentile", "basic", "normal"}
-        For every interval and p-value (the studentized methods are not offered here).
+    method : str, default "auto"
+        A method of :func:`booteval.ci`, or ``"auto"``. Each system's interval is the one
+        :func:`booteval.ci` gives for that system alone with this method (``"auto"``: its
+        choice from the coverage atlas, closed forms included), to the last bit: taken
+        from the shared run's replicates where ``ci`` draws the same units, from the
+        system's own run otherwise (discrete outputs that ``ci`` resamples as a few
+        cells, studentized intervals). Each pair's interval and p-value is the one
+        :func:`booteval.compare` forms with this method (``"auto"``: compare's choice
+        for that pair): from the shared replicates for percentile, basic, normal and BCa
+        intervals, from the pair's own closed form or run for the others. The ranks
+        always come from the shared replicates. ``result.system_methods`` and
+        ``result.pair_methods`` name what each row used. A table read by column names
+        (``system_cols``) takes ``"bca"``, ``"percentile"``, ``"basic"`` or ``"normal"``
+        (``"auto"`` is BCa there) for every interval.
     correction : {"holm", "bonferroni", "fdr_bh", "none"}
         Adjustment of the pairwise p-values (see :func:`adjust_p_values`).
     system_col, row_col, output_col, label_col : column names, optional
@@ -243,11 +255,11 @@ def leaderboard(
     (('C', 'B', 'A'), ('C',))
     >>> print(board.to_text(scale=100, digits=1))
     rank  system  mean (95% CI)      rank 95%  group
-       1  C       73.6 (69.2, 77.0)  1         a
-       2  B       61.0 (56.4, 65.2)  2-3       b
-       3  A       56.6 (52.2, 61.2)  2-3       b
+       1  C       73.6 (69.6, 77.3)  1         a
+       2  B       61.0 (56.7, 65.2)  2-3       b
+       3  A       56.6 (52.2, 60.9)  2-3       b
     <BLANKLINE>
-    95% bca intervals; paired iid bootstrap (500 rows); B = 2000, seed = 0
+    95% intervals: systems jeffreys (closed form); pairs bca (bootstrap); paired iid ...
     rank 95%: percentile interval of the rank across resamples (ties share the minimum rank)
     group: systems sharing a letter are not separated (holm-adjusted p >= 0.05)
     """
@@ -351,17 +363,22 @@ def leaderboard(
     reps = np.ascontiguousarray(reps[defined])
 
     # ---- each system's interval: booteval.ci's, from the shared draws where ci draws the same
-    caught: list[Any] = []
-    systems_ci = [
-        system_ci(
-            m, arrays[name], plan, opts, auto=auto, clusters=clusters, design=design,
-            shared=(shared, j), warnings_to=caught,
-        )
-        for j, name in enumerate(names)
-    ]  # fmt: skip
+    caught: dict[tuple[Any, str], list[str]] = {}  # each warning once, with its systems
+    systems_ci = []
+    for j, name in enumerate(names):
+        held: list[Any] = []
+        systems_ci.append(
+            system_ci(
+                m, arrays[name], plan, opts, auto=auto, clusters=clusters, design=design,
+                shared=(shared, j), warnings_to=held,
+            )
+        )  # fmt: skip
+        for w in held:
+            caught.setdefault((w.category, str(w.message)), []).append(name)
     notes = list(engine_notes)
-    for w in dict.fromkeys((w.category, str(w.message)) for w in caught):
-        warn(w[1], w[0], stacklevel=2)
+    for (category, message), which in caught.items():
+        who = "system" if len(which) == 1 else "systems"
+        warn(f"{who} {', '.join(which)}: {message}", category, stacklevel=2)
     # ---- each pair's method: compare's, as method="auto" chooses it for that pair
     pair_methods = _pair_methods(
         m, names, arrays, plan, stacked, opts.method, auto, design == "multinomial"
@@ -559,11 +576,15 @@ def _board(
     )
     n_pairs = len(pairs)
     floor = 2.0 / (reps.shape[0] + 1.0)  # the smallest two-sided bootstrap p-value
-    if correction in ("holm", "bonferroni") and n_pairs * floor >= alpha:
+    resampled = sum(pm not in CLOSED_FORMS for pm in used)  # closed forms have no floor
+    if correction in ("holm", "bonferroni") and resampled and n_pairs * floor >= alpha:
+        which = "no pair" if resampled == n_pairs else (
+            f"none of the {resampled} pairs with a bootstrap p-value"
+        )  # fmt: skip
         msg = (
             f"with {n_pairs} pairs and B = {reps.shape[0]} the smallest {correction}-adjusted "
-            f"p-value is {n_pairs} * 2/(B + 1) = {n_pairs * floor:.3g} >= {alpha:g}, so no pair "
-            f"can be separated; use n_resamples > {math.ceil(2 * n_pairs / alpha)}"
+            f"bootstrap p-value is {n_pairs} * 2/(B + 1) = {n_pairs * floor:.3g} >= {alpha:g}, "
+            f"so {which} can be separated; use n_resamples > {math.ceil(2 * n_pairs / alpha)}"
         )
         notes.append(msg)
         warn(msg, BootevalWarning, stacklevel=2)

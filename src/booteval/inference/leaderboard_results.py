@@ -14,7 +14,15 @@ from ..core.format import format_p_value, format_triplet
 from ..core.intervals import compute_interval
 from ..core.lazy import stats
 from ..report import markdown_table, text_table
-from ..results import Difference, PairedDifference, Result, protocol_defaults, with_notes
+from ..results import (
+    Difference,
+    PairedDifference,
+    Result,
+    plot_result,
+    protocol_defaults,
+    with_notes,
+)
+from .auto_method import CLOSED_FORMS
 from .comparison import bootstrap_p_value
 
 
@@ -300,11 +308,14 @@ class LeaderboardResult(Result):
         if not self.system_methods:
             return f"{pct} {self.method} intervals"
 
+        def kind(mth: str) -> str:
+            return f"{mth} (closed form)" if mth in CLOSED_FORMS else f"{mth} (bootstrap)"
+
         def named(methods: tuple[str, ...]) -> str:
             counts = {mth: methods.count(mth) for mth in dict.fromkeys(methods)}
             if len(counts) == 1:
-                return next(iter(counts))
-            return ", ".join(f"{mth} ({c})" for mth, c in counts.items())
+                return kind(next(iter(counts)))
+            return ", ".join(f"{kind(mth)} x {c}" for mth, c in counts.items())
 
         systems, pairs = named(self.system_methods), named(self.pair_methods)
         if systems == pairs:
@@ -420,15 +431,11 @@ class LeaderboardResult(Result):
 
     def plot(self, path: str | None = None, **kwargs: Any) -> Any:
         """Forest plot of the systems in rank order (see :func:`booteval.plot.plot_forest`)."""
-        from ..plot import plot_forest
-
-        return plot_forest(self, path=path, **kwargs)
+        return plot_result(self, "forest", path, **kwargs)
 
     def plot_pairwise(self, path: str | None = None, **kwargs: Any) -> Any:
         """Matrix of pairwise differences (see :func:`booteval.plot.plot_pairwise`)."""
-        from ..plot import plot_pairwise
-
-        return plot_pairwise(self, path, **kwargs)
+        return plot_result(self, "pairwise", path, **kwargs)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (no arrays): provenance, one record per system and per pair."""

@@ -53,7 +53,7 @@ from ..core.errors import (
 from ..core.format import format_p_value
 from ..core.options import entry_point
 from ..core.paired import pair_inputs, paired_arrays
-from ..core.params import ALTERNATIVES
+from ..core.params import ALTERNATIVES, renamed
 from ..core.validation import (
     check_positive_int,
     check_seed,
@@ -195,10 +195,11 @@ class PermutationTestResult(Difference):
 # --------------------------------------------------------------------------------------------
 
 
+@renamed(n_permutations="n_resamples")
 @entry_point
 def permutation_test(
     *data: Any, metric: str | Metric | Callable[..., float] | None = None,
-    n_permutations: int = 10_000, seed: int | None = None, clusters: Any = None, strata: Any = None,
+    n_resamples: int = 10_000, seed: int | None = None, clusters: Any = None, strata: Any = None,
     alternative: str = "two-sided", metric_kwargs: dict[str, Any] | None = None,
     names: tuple[str, str] = ("A", "B"), exact: bool | str = "auto", batch: int | None = None,
     workers: int | None = None, engine: str = "auto", progress: Any = None,
@@ -222,8 +223,10 @@ def permutation_test(
         or ``y_true, pred_a, pred_b`` (labels, or scores) for a metric of two inputs.
     metric : str, Metric or callable, optional
         As in :func:`booteval.ci`.
-    n_permutations : int, default 10_000
-        Number of random swaps ``R`` (when not exact).
+    n_resamples : int, default 10_000
+        Number of random swaps ``R`` (when not exact): the name every resampling entry
+        point uses (scipy's too). ``n_permutations``, its old name, still works for one
+        release, with a ``FutureWarning``.
     seed : int, optional
         Seed of the random swaps; fresh entropy (recorded in ``result.seed``) when omitted.
     clusters, strata : array-like, optional
@@ -236,8 +239,8 @@ def permutation_test(
         Display names of the two systems.
     exact : {"auto", True, False}
         ``"auto"``: enumerate all ``2**k`` swaps of the ``k`` units where the outputs
-        differ when ``2**k <= n_permutations``; ``True``: always enumerate (an error
-        beyond ``2**20`` swaps); ``False``: always draw ``n_permutations`` random swaps.
+        differ when ``2**k <= n_resamples``; ``True``: always enumerate (an error
+        beyond ``2**20`` swaps); ``False``: always draw ``n_resamples`` random swaps.
     batch : int, optional
         Swaps evaluated at a time (bounds memory); never changes the result.
     workers : int, optional
@@ -291,7 +294,7 @@ def permutation_test(
     (True, 4, 0.25)
     """
     alternative = check_choice(alternative, "alternative", ALTERNATIVES)
-    n_perm = check_positive_int(n_permutations, "n_permutations")
+    n_perm = check_positive_int(n_resamples, "n_resamples")
     exact_opt = _check_exact(exact)
     batch = None if batch is None else check_positive_int(batch, "batch")
     seed_value = check_seed(seed)

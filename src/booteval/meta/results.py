@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..core.format import format_triplet
-from ..results import Difference, Result, protocol_defaults, with_notes
+from ..results import Difference, Result, plot_result, protocol_defaults, with_notes
 
 __all__ = ["CorrelationComparison", "CorrelationResult", "CoverageRow", "CoverageTable"]
 
@@ -176,9 +176,7 @@ class CorrelationResult(Result):
 
     def plot(self, path: str | None = None, **kwargs: Any) -> Any:
         """The bootstrap distribution (see :func:`booteval.plot.plot_distribution`)."""
-        from ..plot import plot_distribution
-
-        return plot_distribution(self, path, **kwargs)
+        return plot_result(self, "distribution", path, **kwargs)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (no arrays), e.g. for JSON."""

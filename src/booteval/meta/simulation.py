@@ -11,7 +11,7 @@ from ..core.errors import InvalidInputError, collect_warnings
 from ..core.intervals import compute_interval
 from ..core.options import accepts_options
 from ..core.params import validated
-from ..core.streams import seed_sequence
+from ..core.streams import generator, seed_sequence
 from ..core.validation import check_n_resamples, check_positive_int, check_seed
 from ..inference.analytic import fisher_z_interval
 from . import core as M
@@ -197,9 +197,7 @@ def simulate_correlation_coverage(
 
     with collect_warnings():
         for trial in range(n_trials):
-            rng = np.random.Generator(
-                np.random.PCG64(seed_sequence("meta.simulation", seed_int, 0, trial))
-            )
+            rng = generator("meta.simulation", seed_int, 0, trial)
             if population is not None:
                 rows = np.sort(rng.choice(xp.shape[0], n_sys, replace=False))
                 cols = np.sort(rng.choice(xp.shape[1], n_inp, replace=False))

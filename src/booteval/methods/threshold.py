@@ -208,6 +208,7 @@ def threshold_ci(
     strata_val: Any = None, clusters_val: Any = None, strata_test: Any = None,
     clusters_test: Any = None, batch: int | None = None, on_undefined: str = "drop",
     bca_ties: str = "half", engine: str = "auto", progress: Any = None,
+    workers: int | None = None,
 ) -> ThresholdCIResult:  # fmt: skip
     """Interval for a test metric at a threshold chosen on validation data (two-level bootstrap).
 
@@ -263,8 +264,10 @@ def threshold_ci(
         :func:`booteval.ci`. ``strata_val=y_val`` keeps both classes in every
         validation resample.
     batch : int, optional
-        Replicates processed at once; never changes the result. The refits run on one
-        thread (a callable rule need not be thread-safe), so there is no ``workers``.
+        Replicates processed at once; never changes the result.
+    workers : int, optional
+        Threads (default: all cores) for a named rule, on either engine; a callable rule
+        runs on one thread (it need not be thread-safe). Never changes the result.
     {engine}
     {progress}
     on_undefined : {"drop", "raise"}
@@ -294,7 +297,7 @@ def threshold_ci(
     """
     opts = check_run_options(
         confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, method=method,
-        on_undefined=on_undefined, bca_ties=bca_ties, batch=batch,
+        on_undefined=on_undefined, bca_ties=bca_ties, batch=batch, workers=workers,
     )  # fmt: skip
     problem = _setup(
         rule, target, metric, refit, y_val, [("s_val", s_val)], y_test, [("s_test", s_test)],
@@ -342,6 +345,7 @@ def threshold_compare(
     clusters_val: Any = None, strata_test: Any = None, clusters_test: Any = None,
     batch: int | None = None, on_undefined: str = "drop", bca_ties: str = "half",
     names: tuple[str, str] = ("A", "B"), engine: str = "auto", progress: Any = None,
+    workers: int | None = None,
 ) -> ThresholdComparisonResult:  # fmt: skip
     """Paired two-level bootstrap of ``B - A`` for an operating-point metric.
 
@@ -364,7 +368,7 @@ def threshold_compare(
         As in :func:`threshold_ci`; each system gets its own threshold from the same rule.
     pos_label, strata_val, clusters_val, strata_test, clusters_test, batch, on_undefined, bca_ties
         As in :func:`threshold_ci`.
-    engine, progress
+    engine, progress, workers
         As in :func:`threshold_ci`.
     alternative : {"two-sided", "greater", "less"}
         ``"greater"`` tests whether B's metric is larger.
@@ -394,7 +398,7 @@ def threshold_compare(
     """
     opts = check_run_options(
         confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, method=method,
-        on_undefined=on_undefined, bca_ties=bca_ties, batch=batch,
+        on_undefined=on_undefined, bca_ties=bca_ties, batch=batch, workers=workers,
     )  # fmt: skip
     alternative = check_choice(alternative, "alternative", ALTERNATIVES)
     name_a, name_b = check_names(names)

@@ -103,11 +103,15 @@ class _Problem:
 
     # -------------------------------------------------------- replicates
     def replicates(
-        self, seed: int, n_resamples: int, batch: int, t_hat: np.ndarray, engine: str = "numpy"
-    ) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+        self, seed: int, n_resamples: int, batch: int, t_hat: np.ndarray, engine: str = "numpy",
+        workers: int | None = None,
+    ) -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:  # fmt: skip
         """Test-set metric and threshold of every system in every replicate, through the
         engine's loop over the two-level (validation, test) weight source, and the engine's
-        notes (``()`` where the compiled kernel ran: a named rule, engine not ``"numpy"``)."""
+        notes (``()`` where the compiled kernel ran: a named rule, engine not ``"numpy"``).
+
+        ``workers`` threads run a named rule (compiled, or booteval's own NumPy code); a
+        user's callable rule, which need not be thread-safe, runs on one."""
         n_sys = len(self.val)
         source = _TwoSetSource(self.design_val, self.design_test, self.refit, batch)
         if self.rule.call is None:
@@ -117,7 +121,7 @@ class _Problem:
             compiled, notes = None, engine_note(engine)
         pairs, _ = run_replicates(
             _ThresholdRun(self, t_hat), source, n_resamples, seed, batch,
-            workers=None if compiled is not None else 1, compiled=compiled,
+            workers=workers if self.rule.call is None else 1, compiled=compiled,
         )  # fmt: skip
         self.compiled = compiled is not None
         return pairs[:, :n_sys], pairs[:, n_sys:], notes
@@ -302,6 +306,7 @@ class _ThresholdRun:
 
 
 def _run(problem: _Problem, opts: Any, names: list[str], engine: str = "numpy") -> _Run:
+    """The threshold bootstrap of ``problem`` with the run options ``opts``."""
     if opts.method in STUDENTIZED:
         raise InvalidInputError(
             "method",
@@ -330,7 +335,7 @@ def _run(problem: _Problem, opts: Any, names: list[str], engine: str = "numpy") 
     batch = opts.batch or max(1, min(opts.n_resamples, (1 << 20) // n_max))
     with np.errstate(divide="ignore", invalid="ignore"):
         values, thresholds, notes = problem.replicates(
-            opts.seed, opts.n_resamples, batch, t_hat, engine
+            opts.seed, opts.n_resamples, batch, t_hat, engine, opts.workers
         )
     defined = np.isfinite(values).all(axis=1) & ~np.isnan(thresholds).any(axis=1)
     n_undefined = screen_undefined(

@@ -423,6 +423,9 @@ class SumEvaluator(Evaluator):
         The design to draw weights from (compressed when that applies).
     """
 
+    #: the compiled kernel family it declares (:mod:`booteval.core.kernel_plan`)
+    kernel = "sums"
+
     def __init__(
         self,
         stats: np.ndarray | sp.spmatrix,

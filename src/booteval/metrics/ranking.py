@@ -263,6 +263,8 @@ class _RankingEvaluator(RowLevelEvaluator):
 class AucEvaluator(_RankingEvaluator):
     _stat = staticmethod(_auc_from_groups)
     has_standard_error = True
+    #: the compiled kernel family it declares (:mod:`booteval.core.kernel_plan`)
+    kernel = "auc"
 
     def standard_errors(self, unit_weights: np.ndarray) -> np.ndarray:
         """DeLong's standard error of every replicate (plug-in variances).

@@ -132,6 +132,9 @@ class Mean(Metric):
 class ShiftedEvaluator(Evaluator):
     """Adds a constant back to a ratio evaluator of shifted scores."""
 
+    #: declares ``inner`` and ``shift`` to the compiled kernels (:mod:`booteval.core.kernel_plan`)
+    kernel = "shifted"
+
     def __init__(self, inner: Evaluator, shift: float) -> None:
         super().__init__(inner.n_rows, inner.n_units, inner.count)
         self.inner = inner

@@ -23,7 +23,7 @@ notebook as the value of a cell.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "ReliabilityBins",
+    "draw",
     "plot_distribution",
     "plot_forest",
     "plot_pairwise",
@@ -163,3 +164,36 @@ def plot_distribution(
     head = title if title is not None else _label(result)
     ax.set_title(f"{head}\n{_provenance(result)}", fontsize=9)
     return _save(fig, target)
+
+
+def draw(
+    result: Any, kind: str = "default", path: str | Path | None = None, **kwargs: Any
+) -> Figure:
+    """The figure of a result, chosen here from its protocol (what the results' ``plot``
+    methods draw).
+
+    Parameters
+    ----------
+    result : a booteval result
+    kind : {"default", "distribution", "forest", "pairwise"}
+        ``"default"``: the bootstrap distribution where the result stores replicates,
+        otherwise its interval on a line (:func:`plot_forest`); ``"forest"``: the forest
+        plot (a leaderboard in rank order); ``"pairwise"``: a leaderboard's matrix of
+        differences (:func:`plot_pairwise`); ``"distribution"``: :func:`plot_distribution`.
+    path, **kwargs
+        As for the plot drawn.
+    """
+    if kind == "pairwise":
+        return plot_pairwise(result, path, **kwargs)
+    if kind == "forest":
+        return plot_forest(result, path=path, **kwargs)
+    if kind == "distribution":
+        return plot_distribution(result, path, **kwargs)
+    if kind != "default":
+        raise InvalidInputError(
+            "kind", "one of 'default', 'distribution', 'forest', 'pairwise'", repr(kind)
+        )
+    dist = getattr(result, "distribution", None)
+    if dist is not None and np.size(dist) > 0:
+        return plot_distribution(result, path, **kwargs)
+    return plot_forest([result], path=path, **kwargs)
