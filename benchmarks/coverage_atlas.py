@@ -1018,42 +1018,54 @@ def dataset_intervals(
     if "wilson" in wanted or "clopper-pearson" in wanted:
         assert scores is not None
         k, n = round(float(scores.sum())), scores.size
-        attempt(["wilson"], lambda: booteval.wilson_interval(k, n, confidence_level=level))
+        attempt(
+            ["wilson"], lambda: booteval.closed_forms.wilson_interval(k, n, confidence_level=level)
+        )
         attempt(
             ["clopper-pearson"],
-            lambda: booteval.clopper_pearson_interval(k, n, confidence_level=level),
+            lambda: booteval.closed_forms.clopper_pearson_interval(k, n, confidence_level=level),
         )
-        attempt(["jeffreys"], lambda: booteval.jeffreys_interval(k, n, confidence_level=level))
+        attempt(
+            ["jeffreys"],
+            lambda: booteval.closed_forms.jeffreys_interval(k, n, confidence_level=level),
+        )
     if "newcombe" in wanted:
         y, pred_a, pred_b = data.arrays
         attempt(
             ["newcombe"],
-            lambda: booteval.newcombe_interval(pred_a == y, pred_b == y, confidence_level=level),
+            lambda: booteval.closed_forms.newcombe_interval(
+                pred_a == y, pred_b == y, confidence_level=level
+            ),
         )
         attempt(
             ["tango"],
-            lambda: booteval.tango_interval(pred_a == y, pred_b == y, confidence_level=level),
+            lambda: booteval.closed_forms.tango_interval(
+                pred_a == y, pred_b == y, confidence_level=level
+            ),
         )
     if "delong" in wanted:
-        attempt(["delong"], lambda: booteval.delong_interval(*data.arrays, confidence_level=level))
+        attempt(
+            ["delong"],
+            lambda: booteval.closed_forms.delong_interval(*data.arrays, confidence_level=level),
+        )
     if "fisher-z" in wanted:
         attempt(
             ["fisher-z"],
-            lambda: booteval.fisher_z_interval(
+            lambda: booteval.closed_forms.fisher_z_interval(
                 spec.estimate(data), data.n, coefficient=spec.metric, confidence_level=level
             ),
         )
     if clusters is not None:
         attempt(
             ["clustered-wilson"],
-            lambda: booteval.clustered_wilson_interval(
+            lambda: booteval.closed_forms.clustered_wilson_interval(
                 np.rint(scores).astype(np.int64), clusters, confidence_level=level
             ),
         )
         for corr in ("CR2", "CR1"):
             attempt(
                 [corr.lower()],
-                lambda corr=corr: booteval.cluster_robust_interval(
+                lambda corr=corr: booteval.closed_forms.cluster_robust_interval(
                     scores, clusters, correction=corr, confidence_level=level
                 ),
             )
@@ -1661,9 +1673,9 @@ def derived_auto(metric: str, rows: dict[str, dict[str, Any]]) -> dict[str, Any]
 
 #: closed-form binomial methods whose coverage on iid rows is a finite sum (see exact_coverage)
 BINOMIAL_FORMS = {
-    "wilson": booteval.wilson_interval,
-    "jeffreys": booteval.jeffreys_interval,
-    "clopper-pearson": booteval.clopper_pearson_interval,
+    "wilson": booteval.closed_forms.wilson_interval,
+    "jeffreys": booteval.closed_forms.jeffreys_interval,
+    "clopper-pearson": booteval.closed_forms.clopper_pearson_interval,
 }
 
 

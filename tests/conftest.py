@@ -18,3 +18,17 @@ def dask_client():
     yield client
     client.close()
     cluster.close()
+
+
+def public_api() -> dict[str, object]:
+    """Every public object: the top level (``booteval.__all__``), the closed-form
+    intervals (:mod:`booteval.closed_forms`) and the result classes
+    (:data:`booteval.results.RESULT_CLASSES`), by name."""
+    import booteval
+    import booteval.closed_forms
+    import booteval.results
+
+    out = {name: getattr(booteval, name) for name in booteval.__all__}
+    out.update({n: getattr(booteval.closed_forms, n) for n in booteval.closed_forms.__all__})
+    out.update({n: getattr(booteval.results, n) for n in booteval.results.RESULT_CLASSES})
+    return out

@@ -100,12 +100,12 @@ def test_overflowing_values_are_refused(big):
 def test_all_correct_sample_points_to_a_score_interval():
     # the default (method="auto") gives a proportion a Jeffreys interval: never a point
     r = booteval.ci(np.ones(20), **RUN)
-    j = booteval.jeffreys_interval(20, 20)
+    j = booteval.closed_forms.jeffreys_interval(20, 20)
     assert (r.method, r.low, r.high) == ("jeffreys", j.low, 1.0) and r.low < 1.0
     with pytest.warns(booteval.DegenerateIntervalWarning, match="wilson_interval"):
         r = booteval.ci(np.ones(20), method="bca", **RUN)
     assert (r.low, r.high) == (1.0, 1.0)
-    w = booteval.wilson_interval(20, 20)
+    w = booteval.closed_forms.wilson_interval(20, 20)
     assert any(f"({w.low:.4g}, 1)" in note for note in r.notes)
     with pytest.warns(booteval.DegenerateIntervalWarning, match="wilson_interval"):
         r = booteval.ci(

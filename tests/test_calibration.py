@@ -255,18 +255,18 @@ def test_closed_form_choices_equal_the_public_functions():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = booteval.ci(y, clusters=clusters, **RUN)
-        ref = booteval.clustered_wilson_interval(y, clusters)
+        ref = booteval.closed_forms.clustered_wilson_interval(y, clusters)
     assert r.method == "clustered-wilson" and (r.low, r.high) == (ref.low, ref.high)
     few = np.repeat(np.arange(6), 15)
     y = (rng.random(90) < 0.6).astype(float)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = booteval.ci(y, clusters=few, **RUN)
-        ref = booteval.cluster_robust_interval(y, few, correction="CR2")
+        ref = booteval.closed_forms.cluster_robust_interval(y, few, correction="CR2")
     assert r.method == "cr2" and (r.low, r.high) == pytest.approx((ref.low, ref.high))
     k = int(y.sum())
     r = booteval.ci(y, **RUN)
-    ref = booteval.jeffreys_interval(k, y.size)
+    ref = booteval.closed_forms.jeffreys_interval(k, y.size)
     assert r.method == "jeffreys" and (r.low, r.high) == (ref.low, ref.high)
 
 

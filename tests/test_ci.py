@@ -84,7 +84,7 @@ def _registry_cases() -> list:
         (name, design, method)
         if design == "iid" or method == "percentile"
         else pytest.param(name, design, method, marks=pytest.mark.slow)
-        for method in booteval.METHODS
+        for method in booteval.core.intervals.METHODS
         for design in DESIGNS
         for name in METRICS
     ]

@@ -399,7 +399,7 @@ def test_summeval_correlate_matches_api(tmp_path):
                    "expert_relevance", "--level", "system", "--coefficient", "kendall",
                    "--seed", "0", "-B", "300")  # fmt: skip
     df = pd.read_csv(path)
-    mats = booteval.score_matrices(df, ["rouge2_f1", "bertscore_r", "expert_relevance"],
+    mats = booteval.meta.score_matrices(df, ["rouge2_f1", "bertscore_r", "expert_relevance"],
                                    system="system_id", input="input_id")  # fmt: skip
     out = booteval.correlate_metrics(
         {k: mats[k] for k in ("rouge2_f1", "bertscore_r")}, mats["expert_relevance"],

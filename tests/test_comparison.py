@@ -105,7 +105,7 @@ def test_clustered_comparison_resamples_clusters():
     assert clu.high - clu.low > 1.8 * (iid.high - iid.low)
 
 
-@pytest.mark.parametrize("method", booteval.METHODS)
+@pytest.mark.parametrize("method", booteval.core.intervals.METHODS)
 def test_p_value_agrees_with_the_interval(method):
     y, a, b = _paired_systems(n=300, seed=8, fix=0.12)
     r = booteval.compare(y, a, b, metric="accuracy", n_resamples=4000, seed=2, method=method)

@@ -342,7 +342,7 @@ def test_shared_run_gives_the_intervals_of_separate_runs() -> None:
         r = booteval.ci(*rows.arrays, metric="accuracy", method=m, n_resamples=199, seed=7)
         assert got[m] == (r.low, r.high), m
     assert set(secs) == set(atlas.methods_for(IID))
-    w = booteval.wilson_interval(int(rows.scores.sum()), 30)
+    w = booteval.closed_forms.wilson_interval(int(rows.scores.sum()), 30)
     assert got["wilson"] == (w.low, w.high)
 
 
@@ -438,7 +438,7 @@ def test_exact_coverage_is_the_binomial_sum_over_ci_itself(n: int, p: float) -> 
             if method == "auto":  # ci's default on the data themselves
                 r = booteval.ci(np.r_[np.ones(k), np.zeros(n - k)], n_resamples=99, seed=0)
             else:
-                r = booteval.wilson_interval(k, n)
+                r = booteval.closed_forms.wilson_interval(k, n)
             expected[method] += stats.binom.pmf(k, n, p) * (r.low <= p <= r.high)
     for method, cov in expected.items():
         assert atlas.exact_coverage(method, n, p) == pytest.approx(cov, abs=1e-12)

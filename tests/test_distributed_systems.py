@@ -26,13 +26,15 @@ TABLE = pd.DataFrame({
 ACC = {"metric": "accuracy", "y_true": "label", "y_pred": ["a", "b"]}
 
 
-def _same_comparison(x: booteval.ComparisonResult, y: booteval.ComparisonResult) -> None:
+def _same_comparison(
+    x: booteval.results.ComparisonResult, y: booteval.results.ComparisonResult
+) -> None:
     assert np.array_equal(x.distribution, y.distribution)
     assert (x.difference, x.low, x.high, x.p_value) == (y.difference, y.low, y.high, y.p_value)
     assert x.details["distributed"]["digest"] == y.details["distributed"]["digest"]
 
 
-def _entries(board: booteval.LeaderboardResult) -> list[tuple]:
+def _entries(board: booteval.results.LeaderboardResult) -> list[tuple]:
     return [(e.name, e.estimate, e.low, e.high, e.rank_low, e.rank_high, e.letters)
             for e in board.entries]  # fmt: skip
 

@@ -318,7 +318,7 @@ def test_clustered_wilson_with_singleton_clusters_is_the_plain_wilson_interval()
     y = (np.random.default_rng(10).random(57) < 0.8).astype(int)
     for level in (0.9, 0.95):
         r = clustered_wilson_interval(y, np.arange(57), confidence_level=level)
-        plain = booteval.wilson_interval(int(y.sum()), 57, confidence_level=level)
+        plain = booteval.closed_forms.wilson_interval(int(y.sum()), 57, confidence_level=level)
         # deff = [N/(N-1) sum e^2 / N^2] / [sum e^2 / (N (N-1))] = 1, and the df factor is 1
         assert r.details["design_effect"] == pytest.approx(1.0, abs=1e-12)
         assert r.details["df_factor"] == 1.0
@@ -333,7 +333,7 @@ def test_clustered_wilson_widens_with_clustering():
     with pytest.warns(BootevalWarning, match="df_adjustment=True"):
         r = clustered_wilson_interval(y, clusters, df_adjustment=False)
     assert r.df is None and any("under-cover" in note for note in r.notes)
-    plain = booteval.wilson_interval(int(y.sum()), y.size)
+    plain = booteval.closed_forms.wilson_interval(int(y.sum()), y.size)
     e = y - y.mean()
     sums = e.reshape(5, 4).sum(axis=1)
     deff = (5 / 4 * (sums @ sums) / 400) / ((e @ e) / (20 * 19))
@@ -369,7 +369,7 @@ def test_clustered_wilson_equal_cluster_proportions_do_not_collapse():
     y = np.tile([1, 1, 1, 0], 6)  # every cluster has proportion 3/4: raw deff = 0
     with pytest.warns(BootevalWarning, match="df_adjustment=True"):
         r = clustered_wilson_interval(y, np.repeat(np.arange(6), 4), df_adjustment=False)
-    plain = booteval.wilson_interval(18, 24)
+    plain = booteval.closed_forms.wilson_interval(18, 24)
     assert r.details["raw_design_effect"] == pytest.approx(0.0, abs=1e-12)
     assert r.details["design_effect"] == 1.0
     assert (r.low, r.high) == pytest.approx((plain.low, plain.high), rel=1e-12)
@@ -435,7 +435,7 @@ def _coverage_clustered_wilson(seed: int) -> tuple[float, float, float]:
         hits += r.low <= p <= r.high
         u = clustered_wilson_interval(y, clusters, df_adjustment=False)
         hits_unadjusted += u.low <= p <= u.high
-        plain = booteval.wilson_interval(int(y.sum()), y.size)
+        plain = booteval.closed_forms.wilson_interval(int(y.sum()), y.size)
         hits_plain += plain.low <= p <= plain.high
     return hits / N_SIM, hits_unadjusted / N_SIM, hits_plain / N_SIM
 

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import booteval
+from conftest import public_api
 
 #: functions not fuzzed here, with the reason
 EXCLUDED = {
@@ -193,16 +194,15 @@ def _args_for(fn) -> st.SearchStrategy:
     return st.composite(lambda draw: build(draw))()
 
 
+API = public_api()
 FUNCTIONS = sorted(
-    name
-    for name in booteval.__all__
-    if inspect.isfunction(getattr(booteval, name)) and name not in EXCLUDED
+    name for name, obj in API.items() if inspect.isfunction(obj) and name not in EXCLUDED
 )
 
 
 def test_every_public_function_is_fuzzed():
     for name in FUNCTIONS:
-        for p in inspect.signature(getattr(booteval, name)).parameters.values():
+        for p in inspect.signature(API[name]).parameters.values():
             if p.default is p.empty and p.kind is not p.VAR_KEYWORD:
                 assert p.name in STRATEGIES, f"{name}: no strategy for `{p.name}`"
 
@@ -265,7 +265,7 @@ FUZZ = settings(
 @pytest.mark.slow  # 150 examples a function; the regressions below stay in the fast lane
 @pytest.mark.parametrize("name", FUNCTIONS)
 def test_public_function_returns_a_sound_result_or_a_booteval_error(name):
-    fn = getattr(booteval, name)
+    fn = API[name]
 
     @FUZZ
     @given(_args_for(fn))
@@ -284,15 +284,28 @@ RAGGED = [[1, 2], [3]]
     ("call_it", "parameter"),
     [
         (lambda: booteval.delong_test(RAGGED, [0.1, 0.2], [0.3, 0.4]), "y_true"),
-        (lambda: booteval.pass_at_k_values(5, RAGGED, 1), "c"),
-        (lambda: booteval.make_design("abc"), "n_rows"),
-        (lambda: booteval.make_design(None), "n_rows"),
-        (lambda: booteval.make_design(10**30), "n_rows"),
-        (lambda: booteval.draw_multipliers("rademacher", -1, np.random.default_rng(0)), "shape"),
-        (lambda: booteval.draw_multipliers("rademacher", "abc", np.random.default_rng(0)), "shape"),
-        (lambda: booteval.macro_average(RAGGED, []), "y_true"),
-        (lambda: booteval.per_label_scores(RAGGED, []), "y_true"),
-        (lambda: booteval.no_information_error([0, None, 1], [0, 1, 1], "zero_one"), "y_true"),
+        (lambda: booteval.methods.pass_at_k.pass_at_k_values(5, RAGGED, 1), "c"),
+        (lambda: booteval.core.design.make_design("abc"), "n_rows"),
+        (lambda: booteval.core.design.make_design(None), "n_rows"),
+        (lambda: booteval.core.design.make_design(10**30), "n_rows"),
+        (
+            lambda: booteval.methods.wild.draw_multipliers(
+                "rademacher", -1, np.random.default_rng(0)
+            ),
+            "shape",
+        ),
+        (
+            lambda: booteval.methods.wild.draw_multipliers(
+                "rademacher", "abc", np.random.default_rng(0)
+            ),
+            "shape",
+        ),
+        (lambda: booteval.methods.multilabel.macro_average(RAGGED, []), "y_true"),
+        (lambda: booteval.methods.multilabel.per_label_scores(RAGGED, []), "y_true"),
+        (
+            lambda: booteval.methods.oob.no_information_error([0, None, 1], [0, 1, 1], "zero_one"),
+            "y_true",
+        ),
         (lambda: booteval.compare_pass_at_k([0], None, [0], None, k=1), "items"),
         (lambda: booteval.nested_ci([1.0, 0.0], None), "items"),
     ],
@@ -312,7 +325,7 @@ def test_a_one_sided_interval_may_be_open():
 def test_threshold_metric_refuses_a_threshold_that_is_not_a_number():
     for bad in (None, "0.5", math.nan, [0.5]):
         with pytest.raises(booteval.InvalidInputError, match="`threshold`"):
-            booteval.threshold_metric([0, 1, 1], [0.2, 0.6, 0.9], bad)
+            booteval.methods.threshold.threshold_metric([0, 1, 1], [0.2, 0.6, 0.9], bad)
 
 
 def test_required_sample_size_for_a_vanishing_effect_is_a_clear_error():

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from booteval import InvalidInputError, get_metric, list_metrics, make_design
+from booteval import InvalidInputError, get_metric, list_metrics
+from booteval.core.design import make_design
 from booteval.metrics import SumEvaluator
 
 skm = pytest.importorskip("sklearn.metrics")

@@ -9,7 +9,7 @@ import pytest
 from sklearn.metrics import f1_score, recall_score
 
 import booteval
-from booteval import make_design
+from booteval.core.design import make_design
 from booteval.core.errors import InvalidInputError, UndefinedReplicateWarning
 from booteval.core.kernels import drawn_indices
 from booteval.methods.multilabel import macro_average, multilabel_ci, per_label_scores

@@ -10,10 +10,9 @@ import pytest
 
 import booteval
 from booteval import BootstrapOptions
+from conftest import public_api
 
-PUBLIC = {
-    name: fn for name in booteval.__all__ if inspect.isfunction(fn := getattr(booteval, name))
-}
+PUBLIC = {name: fn for name, fn in public_api().items() if inspect.isfunction(fn)}
 RNG = np.random.default_rng(0)
 Y = (RNG.random(80) < 0.5).astype(int)
 A = np.where(RNG.random(80) < 0.8, Y, 1 - Y)

@@ -10,10 +10,9 @@ import pytest
 
 import booteval
 from booteval.core.params import PARAMETERS, normalise
+from conftest import public_api
 
-PUBLIC = {
-    name: obj for name in booteval.__all__ if inspect.isfunction(obj := getattr(booteval, name))
-}
+PUBLIC = {name: obj for name, obj in public_api().items() if inspect.isfunction(obj)}
 
 BAD = {
     "confidence_level": [95, 0, 1.0, float("nan"), "0.95", None, True],

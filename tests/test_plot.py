@@ -100,7 +100,7 @@ def test_vector_formats(tmp_path, results, ext):
 def _direct_bins(y, p, n_bins, n_resamples, seed, level):
     """Replicate by replicate, bin by bin, with a Python loop."""
     bins = np.minimum((p * n_bins).astype(int), n_bins - 1)
-    w_all = booteval.make_design(len(y)).unit_weights(seed, 0, n_resamples)
+    w_all = booteval.core.design.make_design(len(y)).unit_weights(seed, 0, n_resamples)
     lows, highs = [], []
     for b in range(n_bins):
         vals = []
@@ -223,11 +223,11 @@ def test_every_result_with_an_interval_plots_through_the_protocol(tmp_path):
     drawn = 0
     for name in sorted(EXAMPLES):
         r = result_of(name)
-        if isinstance(r, booteval.LeaderboardResult | booteval.CoverageTable) or not getattr(
-            r, "has_interval", False
-        ):
+        if isinstance(
+            r, booteval.results.LeaderboardResult | booteval.results.CoverageTable
+        ) or not getattr(r, "has_interval", False):
             continue
-        if hasattr(r, "entries") or isinstance(r, booteval.BootstrapErrorEstimates):
+        if hasattr(r, "entries") or isinstance(r, booteval.results.BootstrapErrorEstimates):
             continue
         fig = r.plot(tmp_path / f"{name}.png")
         assert (tmp_path / f"{name}.png").stat().st_size > 1000, name

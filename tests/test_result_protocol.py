@@ -20,6 +20,7 @@ import pytest
 
 import booteval
 from booteval.results import Difference, Result
+from conftest import public_api
 
 R = np.random.default_rng(0)
 N = 60
@@ -87,17 +88,25 @@ EXAMPLES = {
     ),
     "paired_t_test": lambda: booteval.paired_t_test(SC, SC2),
     "mcnemar_test": lambda: booteval.mcnemar_test(Y, PA, PB),
-    "wilson_interval": lambda: booteval.wilson_interval(40, 60),
-    "jeffreys_interval": lambda: booteval.jeffreys_interval(40, 60),
-    "newcombe_interval": lambda: booteval.newcombe_interval([1, 1, 0, 1, 0], [1, 1, 1, 1, 0]),
-    "tango_interval": lambda: booteval.tango_interval([1, 1, 0, 1, 0], [1, 1, 1, 1, 0]),
-    "clopper_pearson_interval": lambda: booteval.clopper_pearson_interval(40, 60),
-    "delong_interval": lambda: booteval.delong_interval(Y, SA),
+    "wilson_interval": lambda: booteval.closed_forms.wilson_interval(40, 60),
+    "jeffreys_interval": lambda: booteval.closed_forms.jeffreys_interval(40, 60),
+    "newcombe_interval": lambda: booteval.closed_forms.newcombe_interval(
+        [1, 1, 0, 1, 0], [1, 1, 1, 1, 0]
+    ),
+    "tango_interval": lambda: booteval.closed_forms.tango_interval(
+        [1, 1, 0, 1, 0], [1, 1, 1, 1, 0]
+    ),
+    "clopper_pearson_interval": lambda: booteval.closed_forms.clopper_pearson_interval(40, 60),
+    "delong_interval": lambda: booteval.closed_forms.delong_interval(Y, SA),
     "delong_test": lambda: booteval.delong_test(Y, SA, SB),
-    "cluster_robust_interval": lambda: booteval.cluster_robust_interval(SC, ITEMS[:N] % 7),
+    "cluster_robust_interval": lambda: booteval.closed_forms.cluster_robust_interval(
+        SC, ITEMS[:N] % 7
+    ),
     "wild_cluster_ci": lambda: booteval.wild_cluster_ci(SC, ITEMS[:N] % 7, **B),
-    "clustered_wilson_interval": lambda: booteval.clustered_wilson_interval(CORR, ITEMS % 9),
-    "fisher_z_interval": lambda: booteval.fisher_z_interval(0.5, 30),
+    "clustered_wilson_interval": lambda: booteval.closed_forms.clustered_wilson_interval(
+        CORR, ITEMS % 9
+    ),
+    "fisher_z_interval": lambda: booteval.closed_forms.fisher_z_interval(0.5, 30),
     "cv_t_interval": lambda: booteval.cv_t_interval(
         [0.8, 0.82, 0.79, 0.85, 0.81], n_train=80, n_test=20
     ),
@@ -122,15 +131,14 @@ EXAMPLES = {
     "oob_ensemble_extrapolation": lambda: booteval.oob_ensemble_extrapolation(
         XC, YC, fit=_ols, predict=_classify, n_estimators=10, seed=1
     ),
-    "simulate_correlation_coverage": lambda: booteval.simulate_correlation_coverage(
+    "simulate_correlation_coverage": lambda: booteval.meta.simulate_correlation_coverage(
         n_systems=5, n_inputs=10, n_trials=5, n_resamples=50, seed=1
     ),
 }
 
+API = public_api()
 RESULT_TYPES = sorted(
-    name
-    for name in booteval.__all__
-    if inspect.isclass(getattr(booteval, name)) and issubclass(getattr(booteval, name), Result)
+    name for name, obj in API.items() if inspect.isclass(obj) and issubclass(obj, Result)
 )
 
 
@@ -140,9 +148,7 @@ def _returns_a_result(fn) -> bool:
 
 
 PUBLIC_FUNCTIONS = sorted(
-    name
-    for name in booteval.__all__
-    if inspect.isfunction(getattr(booteval, name)) and _returns_a_result(getattr(booteval, name))
+    name for name, obj in API.items() if inspect.isfunction(obj) and _returns_a_result(obj)
 )
 
 
@@ -210,9 +216,9 @@ def test_protocol_attributes(name):
     assert isinstance(r.notes, tuple | list)
     if r.n_resamples is not None:
         assert int(r.n_resamples) >= 0
-    collection = isinstance(r, booteval.LeaderboardResult | booteval.CoverageTable) or isinstance(
-        r, booteval.BootstrapErrorEstimates
-    )
+    collection = isinstance(
+        r, booteval.results.LeaderboardResult | booteval.results.CoverageTable
+    ) or isinstance(r, booteval.results.BootstrapErrorEstimates)
     if collection:
         return
     assert isinstance(r.estimate, float | int | np.floating)

@@ -167,16 +167,18 @@ SMALL = [(n, c, k) for n in range(1, 8) for c in range(n + 1) for k in range(1, 
 
 @pytest.mark.parametrize(("n", "c", "k"), SMALL)
 def test_pass_at_k_equals_enumeration(n, c, k):
-    got = booteval.pass_at_k_values(n, c, k)[0]
+    got = booteval.methods.pass_at_k.pass_at_k_values(n, c, k)[0]
     assert got == pytest.approx(float(brute_pass_at_k(n, c, k)), abs=1e-12)
 
 
 def test_pass_at_k_closed_forms_and_large_n():
-    assert booteval.pass_at_k_values(200, 37, 1)[0] == pytest.approx(37 / 200)
+    assert booteval.methods.pass_at_k.pass_at_k_values(200, 37, 1)[0] == pytest.approx(37 / 200)
     n, c, k = 200, 13, 50
     exact = 1 - Fraction(math.comb(n - c, k), math.comb(n, k))
-    assert booteval.pass_at_k_values(n, c, k)[0] == pytest.approx(float(exact), rel=1e-12)
-    assert booteval.pass_at_k_values([5, 5], [0, 5], 5).tolist() == [0.0, 1.0]
+    assert booteval.methods.pass_at_k.pass_at_k_values(n, c, k)[0] == pytest.approx(
+        float(exact), rel=1e-12
+    )
+    assert booteval.methods.pass_at_k.pass_at_k_values([5, 5], [0, 5], 5).tolist() == [0.0, 1.0]
 
 
 def test_pass_at_k_interval_is_ci_on_the_per_problem_values():
@@ -185,7 +187,7 @@ def test_pass_at_k_interval_is_ci_on_the_per_problem_values():
     correct = (rng.random((m, n)) < rng.random(m)[:, None]).astype(int)
     problems = np.repeat([f"HumanEval/{i}" for i in range(m)], n)
     r = booteval.pass_at_k(correct.ravel(), problems, k=3, **RUN)
-    per = booteval.pass_at_k_values(np.full(m, n), correct.sum(axis=1), 3)
+    per = booteval.methods.pass_at_k.pass_at_k_values(np.full(m, n), correct.sum(axis=1), 3)
     ref = booteval.ci(per, **RUN)
     assert r.metric == "pass@3"
     assert r.estimate == pytest.approx(per.mean())
@@ -200,7 +202,7 @@ def test_pass_at_k_refuses_bad_input():
     with pytest.raises(booteval.InvalidInputError, match="`correct`"):
         booteval.pass_at_k([1, 0.5], ["a", "b"], k=1, **RUN)
     with pytest.raises(booteval.InvalidInputError, match="`c`"):
-        booteval.pass_at_k_values([3], [4], 1)
+        booteval.methods.pass_at_k.pass_at_k_values([3], [4], 1)
 
 
 def test_compare_pass_at_k_pairs_problems_by_id():
@@ -214,8 +216,8 @@ def test_compare_pass_at_k_pairs_problems_by_id():
     shuffle = rng.permutation(ids_b.size)  # B's rows in another order
     r = booteval.compare_pass_at_k(a.ravel(), ids_a, b.ravel()[shuffle], ids_b[shuffle], k=2,
                                    **RUN)  # fmt: skip
-    va = booteval.pass_at_k_values(np.full(m, 5), a.sum(axis=1), 2)
-    vb = booteval.pass_at_k_values(np.full(m, 8), b.sum(axis=1), 2)
+    va = booteval.methods.pass_at_k.pass_at_k_values(np.full(m, 5), a.sum(axis=1), 2)
+    vb = booteval.methods.pass_at_k.pass_at_k_values(np.full(m, 8), b.sum(axis=1), 2)
     ref = booteval.compare(va, vb, **RUN)
     assert r.estimate == pytest.approx(vb.mean() - va.mean())
     assert np.array_equal(r.distribution, ref.distribution)

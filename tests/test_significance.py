@@ -386,7 +386,7 @@ def test_the_compiled_engine_swaps_rank_metrics_on_the_pooled_rows(metric, clust
     b = np.round(y + 1.5 * rng.normal(size=n), 1)
     b[:7] = a[:7]  # rows that no swap changes
     clusters = rng.integers(0, 25, n) if clustered else None
-    kw = {"metric": metric, "clusters": clusters, "n_permutations": 300, "seed": 5}
+    kw = {"metric": metric, "clusters": clusters, "n_resamples": 300, "seed": 5}
     r = permutation_test(y, a, b, **kw)
     assert not r.exact and r.distribution.size == 300
     fn = get_metric(metric)
@@ -403,8 +403,8 @@ def test_the_compiled_engine_swaps_rank_metrics_on_the_pooled_rows(metric, clust
         want = fn.bind((y, b2), design).estimate() - fn.bind((y, a2), design).estimate()
         assert r.distribution[k] == pytest.approx(want, abs=1e-12)
     # the NumPy engine's swaps give the same null distribution within Monte Carlo error
-    slow = permutation_test(y, a, b, **{**kw, "n_permutations": 3000}, engine="numpy")
-    fast = permutation_test(y, a, b, **{**kw, "n_permutations": 3000})
+    slow = permutation_test(y, a, b, **{**kw, "n_resamples": 3000}, engine="numpy")
+    fast = permutation_test(y, a, b, **{**kw, "n_resamples": 3000})
     assert abs(fast.distribution.std() / slow.distribution.std() - 1) < 0.08
     assert abs(fast.p_value - slow.p_value) < 0.04
     again = permutation_test(y, a, b, **kw, batch=11, workers=1)
@@ -738,7 +738,7 @@ def test_null_rejection_rates_clustered():
     # one numba thread per permutation test: the p-values do not depend on the number of
     # threads, and 1,000 permutations are too few to gain from more (under pytest-xdist the
     # idle threads of many short parallel launches only contend for the cores)
-    one = {"n_permutations": 1000, "workers": 1}
+    one = {"n_resamples": 1000, "workers": 1}
     for s in range(sims):
         x = rng.normal(size=clusters.size)
         # each system is better on some clusters (sources, speakers) than on others

@@ -101,7 +101,7 @@ def test_estimate_equals_sacrebleu(name, params, n_refs):
 def test_iid_replicates_equal_sacrebleu_on_resampled_corpus(name, params):
     refs, hyps = corpus(60, seed=2, n_refs=2)
     m = get_metric(name, **params)
-    design = booteval.make_design(len(hyps))
+    design = booteval.core.design.make_design(len(hyps))
     ev = m.bind(m.validate(refs, hyps), design)
     w = design.unit_weights(seed=3, start=0, stop=8)
     # add resamples where nothing matches or all hypotheses are short
@@ -120,7 +120,7 @@ def test_iid_replicates_equal_sacrebleu_on_resampled_corpus(name, params):
 def test_cluster_replicates_equal_sacrebleu_on_resampled_corpus(name):
     refs, hyps = corpus(80, seed=4)
     clusters = np.arange(80) // 5  # e.g. sentences of the same document
-    design = booteval.make_design(80, clusters=clusters)
+    design = booteval.core.design.make_design(80, clusters=clusters)
     m = get_metric(name)
     ev = m.bind(m.validate(refs, hyps), design)
     w = design.unit_weights(seed=5, start=0, stop=6)
@@ -150,7 +150,7 @@ def test_adapter_statistics_sum_to_corpus_score(name):
 def test_jackknife_equals_brute_force(name):
     refs, hyps = corpus(25, seed=7)
     m = get_metric(name)
-    ev = m.bind(m.validate(refs, hyps), booteval.make_design(25))
+    ev = m.bind(m.validate(refs, hyps), booteval.core.design.make_design(25))
     jack = ev.jackknife()
     for i in range(25):
         keep = [j for j in range(25) if j != i]
@@ -162,7 +162,7 @@ def test_cluster_jackknife_equals_brute_force():
     refs, hyps = corpus(30, seed=8)
     clusters = np.arange(30) % 6
     m = get_metric("bleu")
-    ev = m.bind(m.validate(refs, hyps), booteval.make_design(30, clusters=clusters))
+    ev = m.bind(m.validate(refs, hyps), booteval.core.design.make_design(30, clusters=clusters))
     jack = ev.jackknife()
     assert jack.shape == (6,)
     for c in range(6):
@@ -289,7 +289,9 @@ def test_a_reused_metric_object_recomputes_for_new_references():
 @pytest.mark.parametrize("clustered", [False, True])
 def test_blas_product_is_bit_identical_to_the_fixed_order_sums(clustered):
     refs, hyps = corpus(3000, seed=15)
-    design = booteval.make_design(3000, clusters=np.arange(3000) // 3 if clustered else None)
+    design = booteval.core.design.make_design(
+        3000, clusters=np.arange(3000) // 3 if clustered else None
+    )
     m = get_metric("bleu")
     ev = m.bind(m.validate(refs, hyps), design)
     assert ev._exact

@@ -14,11 +14,10 @@ from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_sc
 from booteval import (
     BootevalError,
     CIResult,
-    ComparisonResult,
     DegenerateIntervalWarning,
     InvalidInputError,
-    make_design,
 )
+from booteval.core.design import make_design
 from booteval.core.kernels import drawn_indices
 from booteval.methods.threshold import (
     ThresholdCIResult,
@@ -39,6 +38,7 @@ from booteval.methods.threshold_fit import (
     fit_threshold,
     threshold_metric,
 )
+from booteval.results import ComparisonResult
 
 RULE_CASES = [
     ("max_f1", None),

@@ -7,188 +7,205 @@ stratified, clustered), with every standard interval method.
 >>> r = booteval.ci([0.71, 0.93, 0.88, 0.64, 0.95, 0.79, 0.85, 0.90], seed=0)
 >>> r.estimate
 0.8312499999999999
+
+The top level holds the entry points, the options object, :class:`CIResult`, the errors
+and warnings, the metric registry and two subpackages (``datasets``, ``logs``). The other
+result classes live in :mod:`booteval.results`, the closed-form intervals in
+:mod:`booteval.closed_forms`. Everything is imported on first use: ``import booteval``
+loads neither SciPy's statistics nor numba.
 """
 
-import sys as _sys
+from __future__ import annotations
 
-from . import (
-    core,  # the shared pipeline (internal)
-    datasets,  # example data shipped with the package
-    inference,  # intervals, comparisons, tests (internal modules)
-    logs,  # readers of harness logs (pandas imported on use only)
-    methods,  # seeds, training, thresholds, ... (internal modules)
-)
-from .core.design import Design, make_design
-from .core.errors import (
-    BootevalError,
-    BootevalWarning,
-    DegenerateIntervalWarning,
-    InvalidInputError,
-    LongRunWarning,
-    SmallSampleWarning,
-    UndefinedReplicateWarning,
-)
-from .core.intervals import METHODS, Transform
-from .core.options import BootstrapOptions
-from .core.progress import stderr_progress
-from .inference.analytic import (
-    AnalyticInterval,
-    clopper_pearson_interval,
-    fisher_z_interval,
-    jeffreys_interval,
-    wilson_interval,
-)
-from .inference.classical import McNemarTestResult, PairedTTestResult, mcnemar_test, paired_t_test
-from .inference.comparison import ComparisonResult, compare
-from .inference.confidence import ci
-from .inference.delong import DeLongTest, delong_interval, delong_test
-from .inference.few_clusters import (
-    ClusteredInterval,
-    cluster_robust_interval,
-    clustered_wilson_interval,
-)
-from .inference.leaderboard import (
-    CORRECTIONS,
-    LeaderboardEntry,
-    LeaderboardResult,
-    PairwiseDifference,
-    adjust_p_values,
-    leaderboard,
-)
-from .inference.paired_proportions import newcombe_interval, tango_interval
-from .inference.power import (
-    PowerAnalysis,
-    minimum_detectable_effect,
-    power_for_effect,
-    required_sample_size,
-)
-from .inference.significance import PermutationTestResult, permutation_test
-from .inference.wild_cluster import wild_cluster_ci
-from .meta import (
-    CorrelationComparison,
-    CorrelationResult,
-    CoverageRow,
-    CoverageTable,
-    ScoreMatrices,
-    compare_correlations,
-    correlate,
-    correlate_metrics,
-    score_matrices,
-    simulate_correlation_coverage,
-)
-from .methods.crossval import CVInterval, NestedCVInterval, cv_t_interval, nested_cv_interval
-from .methods.multilabel import macro_average, multilabel_ci, per_label_scores
-from .methods.oob import (
-    BootstrapErrorEstimates,
-    ErrorEstimate,
-    OOBExtrapolation,
-    bootstrap_error_estimates,
-    no_information_error,
-    oob_ensemble_extrapolation,
-    point632,
-    point632_plus,
-)
-from .methods.pass_at_k import compare_pass_at_k, majority_vote_at_k, pass_at_k, pass_at_k_values
-from .methods.samples import NestedResult, nested_ci
-from .methods.seeds import MethodComparisonResult, SeedPoolResult, compare_methods, pool_seeds
-from .methods.threshold import (
-    THRESHOLD_METRICS,
-    THRESHOLD_RULES,
-    ThresholdCIResult,
-    ThresholdComparisonResult,
-    fit_threshold,
-    threshold_ci,
-    threshold_compare,
-    threshold_metric,
-)
-from .methods.training import TrainingBootstrapResult, bootstrap_training
-from .methods.wild import MULTIPLIERS, draw_multipliers, multiplier_support, wild_ci
-from .metrics import CallableMetric, Metric, get_metric, list_metrics
-from .results import CIResult
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+import types
+import warnings
+from typing import TYPE_CHECKING, Any
+
 from .version import __version__
 
-# The modules of version 0.1 lived flat in the package; their old paths (``booteval.design``,
-# ``booteval.threshold``, ...) stay importable for one release, as aliases of the new modules.
-_MOVED = {
-    "design": core.design,
-    "intervals": core.intervals,
-    "options": core.options,
-    "confidence": inference.confidence,
-    "comparison": inference.comparison,
-    "leaderboard": inference.leaderboard,
-    "significance": inference.significance,
-    "power": inference.power,
-    "analytic": inference.analytic,
-    "few_clusters": inference.few_clusters,
-    "seeds": methods.seeds,
-    "training": methods.training,
-    "crossval": methods.crossval,
-    "oob": methods.oob,
-    "wild": methods.wild,
-    "multilabel": methods.multilabel,
-    "threshold": methods.threshold,
-    "samples": methods.samples,
+if TYPE_CHECKING:  # what the names are, for type checkers and documentation tools
+    from .core.errors import (
+        BootevalError,
+        BootevalWarning,
+        DegenerateIntervalWarning,
+        InvalidInputError,
+        LongRunWarning,
+        SmallSampleWarning,
+        UndefinedReplicateWarning,
+    )
+    from .core.options import BootstrapOptions
+    from .inference.classical import mcnemar_test, paired_t_test
+    from .inference.comparison import compare
+    from .inference.confidence import ci
+    from .inference.delong import delong_test
+    from .inference.leaderboard import adjust_p_values, leaderboard
+    from .inference.power import minimum_detectable_effect, power_for_effect, required_sample_size
+    from .inference.significance import permutation_test
+    from .inference.wild_cluster import wild_cluster_ci
+    from .meta import compare_correlations, correlate, correlate_metrics
+    from .methods.crossval import cv_t_interval, nested_cv_interval
+    from .methods.multilabel import multilabel_ci
+    from .methods.oob import bootstrap_error_estimates, oob_ensemble_extrapolation
+    from .methods.pass_at_k import compare_pass_at_k, majority_vote_at_k, pass_at_k
+    from .methods.samples import nested_ci
+    from .methods.seeds import compare_methods, pool_seeds
+    from .methods.threshold import threshold_ci, threshold_compare
+    from .methods.training import bootstrap_training
+    from .methods.wild import wild_ci
+    from .metrics import Metric, get_metric, list_metrics
+    from .results import CIResult
+
+#: the top-level names and the module each comes from (imported on first use)
+_PUBLIC: dict[str, str] = {
+    "ci": "booteval.inference.confidence",
+    "compare": "booteval.inference.comparison",
+    "leaderboard": "booteval.inference.leaderboard",
+    "permutation_test": "booteval.inference.significance",
+    "power_for_effect": "booteval.inference.power",
+    "required_sample_size": "booteval.inference.power",
+    "minimum_detectable_effect": "booteval.inference.power",
+    "correlate": "booteval.meta",
+    "correlate_metrics": "booteval.meta",
+    "compare_correlations": "booteval.meta",
+    "pool_seeds": "booteval.methods.seeds",
+    "compare_methods": "booteval.methods.seeds",
+    "bootstrap_training": "booteval.methods.training",
+    "cv_t_interval": "booteval.methods.crossval",
+    "nested_cv_interval": "booteval.methods.crossval",
+    "multilabel_ci": "booteval.methods.multilabel",
+    "pass_at_k": "booteval.methods.pass_at_k",
+    "compare_pass_at_k": "booteval.methods.pass_at_k",
+    "majority_vote_at_k": "booteval.methods.pass_at_k",
+    "nested_ci": "booteval.methods.samples",
+    "threshold_ci": "booteval.methods.threshold",
+    "threshold_compare": "booteval.methods.threshold",
+    "wild_ci": "booteval.methods.wild",
+    "wild_cluster_ci": "booteval.inference.wild_cluster",
+    "mcnemar_test": "booteval.inference.classical",
+    "paired_t_test": "booteval.inference.classical",
+    "delong_test": "booteval.inference.delong",
+    "bootstrap_error_estimates": "booteval.methods.oob",
+    "oob_ensemble_extrapolation": "booteval.methods.oob",
+    "adjust_p_values": "booteval.inference.leaderboard",
+    "BootstrapOptions": "booteval.core.options",
+    "CIResult": "booteval.results",
+    "BootevalError": "booteval.core.errors",
+    "BootevalWarning": "booteval.core.errors",
+    "InvalidInputError": "booteval.core.errors",
+    "DegenerateIntervalWarning": "booteval.core.errors",
+    "SmallSampleWarning": "booteval.core.errors",
+    "UndefinedReplicateWarning": "booteval.core.errors",
+    "LongRunWarning": "booteval.core.errors",
+    "get_metric": "booteval.metrics",
+    "list_metrics": "booteval.metrics",
+    "Metric": "booteval.metrics",
 }
-for _old, _module in _MOVED.items():
-    _sys.modules.setdefault(f"{__name__}.{_old}", _module)
-    if _old not in globals():
-        globals()[_old] = _module
-del _old, _module
+#: names of earlier releases that moved, and where they live now (one release of warnings)
+_MOVED: dict[str, str] = {
+    "AnalyticInterval": "booteval.closed_forms",
+    "ClusteredInterval": "booteval.closed_forms",
+    "clopper_pearson_interval": "booteval.closed_forms",
+    "cluster_robust_interval": "booteval.closed_forms",
+    "clustered_wilson_interval": "booteval.closed_forms",
+    "delong_interval": "booteval.closed_forms",
+    "fisher_z_interval": "booteval.closed_forms",
+    "jeffreys_interval": "booteval.closed_forms",
+    "newcombe_interval": "booteval.closed_forms",
+    "tango_interval": "booteval.closed_forms",
+    "wilson_interval": "booteval.closed_forms",
+    "McNemarTestResult": "booteval.results",
+    "PairedTTestResult": "booteval.results",
+    "ComparisonResult": "booteval.results",
+    "DeLongTest": "booteval.results",
+    "LeaderboardEntry": "booteval.results",
+    "LeaderboardResult": "booteval.results",
+    "PairwiseDifference": "booteval.results",
+    "PowerAnalysis": "booteval.results",
+    "PermutationTestResult": "booteval.results",
+    "CorrelationComparison": "booteval.results",
+    "CorrelationResult": "booteval.results",
+    "CoverageRow": "booteval.results",
+    "CoverageTable": "booteval.results",
+    "CVInterval": "booteval.results",
+    "NestedCVInterval": "booteval.results",
+    "BootstrapErrorEstimates": "booteval.results",
+    "ErrorEstimate": "booteval.results",
+    "OOBExtrapolation": "booteval.results",
+    "NestedResult": "booteval.results",
+    "MethodComparisonResult": "booteval.results",
+    "SeedPoolResult": "booteval.results",
+    "ThresholdCIResult": "booteval.results",
+    "ThresholdComparisonResult": "booteval.results",
+    "TrainingBootstrapResult": "booteval.results",
+    "Design": "booteval.core.design",
+    "make_design": "booteval.core.design",
+    "METHODS": "booteval.core.intervals",
+    "Transform": "booteval.core.intervals",
+    "stderr_progress": "booteval.core.progress",
+    "CORRECTIONS": "booteval.inference.multiple",
+    "ScoreMatrices": "booteval.meta",
+    "score_matrices": "booteval.meta",
+    "simulate_correlation_coverage": "booteval.meta",
+    "macro_average": "booteval.methods.multilabel",
+    "per_label_scores": "booteval.methods.multilabel",
+    "no_information_error": "booteval.methods.oob",
+    "point632": "booteval.methods.oob",
+    "point632_plus": "booteval.methods.oob",
+    "pass_at_k_values": "booteval.methods.pass_at_k",
+    "THRESHOLD_METRICS": "booteval.methods.threshold",
+    "THRESHOLD_RULES": "booteval.methods.threshold",
+    "fit_threshold": "booteval.methods.threshold",
+    "threshold_metric": "booteval.methods.threshold",
+    "MULTIPLIERS": "booteval.methods.wild",
+    "draw_multipliers": "booteval.methods.wild",
+    "multiplier_support": "booteval.methods.wild",
+    "CallableMetric": "booteval.metrics",
+}
+#: subpackages and modules reached as attributes
+_SUBMODULES = ("closed_forms", "core", "datasets", "inference", "logs", "meta", "methods",
+               "metrics", "plot", "report", "results")  # fmt: skip
+#: module paths of version 0.1 that still import, as aliases of the modules' new places
+_OLD_MODULES: dict[str, str] = {
+    "design": "core.design",
+    "intervals": "core.intervals",
+    "options": "core.options",
+    "confidence": "inference.confidence",
+    "comparison": "inference.comparison",
+    "leaderboard": "inference.leaderboard",
+    "significance": "inference.significance",
+    "power": "inference.power",
+    "analytic": "inference.analytic",
+    "few_clusters": "inference.few_clusters",
+    "seeds": "methods.seeds",
+    "training": "methods.training",
+    "crossval": "methods.crossval",
+    "oob": "methods.oob",
+    "wild": "methods.wild",
+    "multilabel": "methods.multilabel",
+    "threshold": "methods.threshold",
+    "samples": "methods.samples",
+}
 
 __all__ = [
-    "CORRECTIONS",
-    "METHODS",
-    "MULTIPLIERS",
-    "THRESHOLD_METRICS",
-    "THRESHOLD_RULES",
-    "AnalyticInterval",
     "BootevalError",
     "BootevalWarning",
-    "BootstrapErrorEstimates",
     "BootstrapOptions",
     "CIResult",
-    "CVInterval",
-    "CallableMetric",
-    "ClusteredInterval",
-    "ComparisonResult",
-    "CorrelationComparison",
-    "CorrelationResult",
-    "CoverageRow",
-    "CoverageTable",
-    "DeLongTest",
     "DegenerateIntervalWarning",
-    "Design",
-    "ErrorEstimate",
     "InvalidInputError",
-    "LeaderboardEntry",
-    "LeaderboardResult",
     "LongRunWarning",
-    "McNemarTestResult",
-    "MethodComparisonResult",
     "Metric",
-    "NestedCVInterval",
-    "NestedResult",
-    "OOBExtrapolation",
-    "PairedTTestResult",
-    "PairwiseDifference",
-    "PermutationTestResult",
-    "PowerAnalysis",
-    "ScoreMatrices",
-    "SeedPoolResult",
     "SmallSampleWarning",
-    "ThresholdCIResult",
-    "ThresholdComparisonResult",
-    "TrainingBootstrapResult",
-    "Transform",
     "UndefinedReplicateWarning",
     "__version__",
     "adjust_p_values",
     "bootstrap_error_estimates",
     "bootstrap_training",
     "ci",
-    "clopper_pearson_interval",
-    "cluster_robust_interval",
-    "clustered_wilson_interval",
     "compare",
     "compare_correlations",
     "compare_methods",
@@ -197,46 +214,93 @@ __all__ = [
     "correlate_metrics",
     "cv_t_interval",
     "datasets",
-    "delong_interval",
     "delong_test",
-    "draw_multipliers",
-    "fisher_z_interval",
-    "fit_threshold",
     "get_metric",
-    "jeffreys_interval",
     "leaderboard",
     "list_metrics",
     "logs",
-    "macro_average",
     "majority_vote_at_k",
-    "make_design",
     "mcnemar_test",
     "minimum_detectable_effect",
     "multilabel_ci",
-    "multiplier_support",
     "nested_ci",
     "nested_cv_interval",
-    "newcombe_interval",
-    "no_information_error",
     "oob_ensemble_extrapolation",
     "paired_t_test",
     "pass_at_k",
-    "pass_at_k_values",
-    "per_label_scores",
     "permutation_test",
-    "point632",
-    "point632_plus",
     "pool_seeds",
     "power_for_effect",
     "required_sample_size",
-    "score_matrices",
-    "simulate_correlation_coverage",
-    "stderr_progress",
-    "tango_interval",
     "threshold_ci",
     "threshold_compare",
-    "threshold_metric",
     "wild_ci",
     "wild_cluster_ci",
-    "wilson_interval",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a top-level name on first use (and warn where it moved)."""
+    if name in _PUBLIC:
+        value = getattr(importlib.import_module(_PUBLIC[name]), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    elif name in _OLD_MODULES:
+        value = importlib.import_module(f"{__name__}.{_OLD_MODULES[name]}")
+    elif name in _MOVED:
+        home = _MOVED[name]
+        warnings.warn(
+            f"booteval.{name} moved to {home}.{name}; the top-level name is kept for one release",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return getattr(importlib.import_module(home), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # the next access is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__, *_SUBMODULES})
+
+
+class _OldModulePaths(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """``import booteval.design`` (a module path of version 0.1) gives the module at its
+    new place, ``booteval.core.design``, without importing anything before it is asked."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        prefix, _, old = fullname.partition(".")
+        if prefix != __name__ or old not in _OLD_MODULES:
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec: Any) -> Any:
+        old = spec.name.partition(".")[2]
+        return importlib.import_module(f"{__name__}.{_OLD_MODULES[old]}")
+
+    def exec_module(self, module: Any) -> None:
+        """The module ran when it was imported at its new place."""
+
+
+if not any(isinstance(f, _OldModulePaths) for f in sys.meta_path):
+    sys.meta_path.append(_OldModulePaths())
+
+
+class _Forward(types.ModuleType):
+    """An old module path whose last part is also a function's name
+    (``booteval.leaderboard``): registered at once, so that importing it never rebinds the
+    package's ``leaderboard`` to a module, and forwarding to the module at its new place."""
+
+    def __init__(self, name: str, target: str) -> None:
+        super().__init__(name)
+        self._target = target
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(self._target), attr)
+
+
+for _old in set(_OLD_MODULES) & set(_PUBLIC):
+    sys.modules.setdefault(
+        f"{__name__}.{_old}", _Forward(f"{__name__}.{_old}", f"{__name__}.{_OLD_MODULES[_old]}")
+    )

@@ -150,7 +150,7 @@ def ci_report(results: Sequence[tuple[str, Any]], *, scale: float = 1.0, digits:
 
 
 def compare_report(results: Sequence[Any], *, scale: float = 1.0, digits: int = 4) -> Report:
-    """A report of :class:`~booteval.ComparisonResult` objects, one row per metric.
+    """A report of :class:`~booteval.results.ComparisonResult` objects, one row per metric.
 
     Examples
     --------
@@ -198,7 +198,7 @@ def compare_report(results: Sequence[Any], *, scale: float = 1.0, digits: int = 
 def leaderboard_report(
     board: Any, *, scale: float = 1.0, digits: int = 4, pairs: str | None = None
 ) -> Report:
-    """A report of a :class:`~booteval.LeaderboardResult` (and its pairs, if asked).
+    """A report of a :class:`~booteval.results.LeaderboardResult` (and its pairs, if asked).
 
     Parameters
     ----------
@@ -270,7 +270,7 @@ def leaderboard_report(
 
 
 def correlation_report(results: Sequence[Any], *, scale: float = 1.0, digits: int = 2) -> Report:
-    """A report of :class:`~booteval.CorrelationResult` objects, one row per metric.
+    """A report of :class:`~booteval.results.CorrelationResult` objects, one row per metric.
 
     Examples
     --------
@@ -305,7 +305,7 @@ def correlation_report(results: Sequence[Any], *, scale: float = 1.0, digits: in
 
 
 def power_report(analysis: Any, *, scale: float = 1.0, digits: int = 4) -> Report:
-    """A report of a :class:`~booteval.PowerAnalysis`.
+    """A report of a :class:`~booteval.results.PowerAnalysis`.
 
     Examples
     --------

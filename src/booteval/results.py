@@ -622,3 +622,48 @@ def plot_result(result: Any, kind: str, path: str | None = None, **kwargs: Any) 
     import importlib
 
     return importlib.import_module("booteval.plot").draw(result, kind, path, **kwargs)
+
+
+#: every result class of booteval, importable from here (``from booteval.results import
+#: ComparisonResult``): defined beside the functions that return them, loaded on first use
+RESULT_CLASSES: dict[str, str] = {
+    "AnalyticInterval": "booteval.inference.analytic",
+    "BootstrapErrorEstimates": "booteval.methods.oob",
+    "CVInterval": "booteval.methods.crossval",
+    "ClusteredInterval": "booteval.inference.few_clusters",
+    "ComparisonResult": "booteval.inference.comparison",
+    "CorrelationComparison": "booteval.meta",
+    "CorrelationResult": "booteval.meta",
+    "CoverageRow": "booteval.meta",
+    "CoverageTable": "booteval.meta",
+    "DeLongTest": "booteval.inference.delong",
+    "ErrorEstimate": "booteval.methods.oob",
+    "LeaderboardEntry": "booteval.inference.leaderboard",
+    "LeaderboardResult": "booteval.inference.leaderboard",
+    "McNemarTestResult": "booteval.inference.classical",
+    "MethodComparisonResult": "booteval.methods.seeds",
+    "NestedCVInterval": "booteval.methods.crossval",
+    "NestedResult": "booteval.methods.samples",
+    "OOBExtrapolation": "booteval.methods.oob",
+    "PairedTTestResult": "booteval.inference.classical",
+    "PairwiseDifference": "booteval.inference.leaderboard",
+    "PermutationTestResult": "booteval.inference.significance",
+    "PowerAnalysis": "booteval.inference.power",
+    "SeedPoolResult": "booteval.methods.seeds",
+    "ThresholdCIResult": "booteval.methods.threshold",
+    "ThresholdComparisonResult": "booteval.methods.threshold",
+    "TrainingBootstrapResult": "booteval.methods.training",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A result class defined elsewhere (:data:`RESULT_CLASSES`), imported on first use."""
+    if name in RESULT_CLASSES:
+        import importlib
+
+        return getattr(importlib.import_module(RESULT_CLASSES[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *RESULT_CLASSES})

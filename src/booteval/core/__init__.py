@@ -7,3 +7,15 @@ finish step (:mod:`.intervals`), progress reporting (:mod:`.progress`), errors a
 (:mod:`.errors`). Nothing here imports from the other subpackages except :mod:`booteval.metrics`
 for the metric protocol and :mod:`booteval.results` for the result types.
 """
+
+
+def __getattr__(name: str) -> object:
+    """A module of this subpackage as an attribute, imported on first use."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__name__}.{name}":
+            raise
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None

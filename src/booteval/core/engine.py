@@ -151,24 +151,19 @@ def _inner_rng(seed: int, b: int) -> np.random.Generator:
 
 
 def _kernels_for(engine: str) -> tuple[Any, str | None]:
-    """:mod:`booteval.core.kernels` for an engine that may use it, or ``None`` and the note
-    (``"auto"`` where numba cannot be imported; ``"numba"`` then raises)."""
+    """:mod:`booteval.core.kernels` for an engine that may use it (``None`` for the NumPy
+    engine). numba is a dependency of booteval: where it cannot be imported (a broken
+    install) the compiled engines are an error, never a silent switch to other numbers."""
     if engine == "numpy":
         return None, None
     try:
         from . import kernels
     except ImportError as exc:
-        if engine == "auto":
-            return None, (
-                f"numba, a dependency of booteval, cannot be imported ({exc}): the NumPy "
-                "engine ran, whose replicates differ from the compiled engine's for the "
-                "same seed"
-            )
         raise InvalidInputError(
             "engine",
-            "'numpy', 'auto', or 'numba' with numba (a dependency of booteval) importable",
-            f"'numba', but numba cannot be imported ({exc})",
-            'Reinstall numba (pip install numba), or use engine="numpy".',
+            "'numpy', or the compiled engine with numba (a dependency of booteval) importable",
+            f"{engine!r}, but numba cannot be imported ({exc})",
+            'Reinstall numba (pip install numba), or pass engine="numpy".',
         ) from None
     return kernels, None
 
@@ -176,7 +171,7 @@ def _kernels_for(engine: str) -> tuple[Any, str | None]:
 def compiled_with(engine: str, build: Callable[[Any], Any]) -> tuple[object | None, str | None]:
     """``build(kernels)``, a compiled runner made from :mod:`booteval.core.kernels` (e.g.
     ``kernels.sums_runner(...)``), for an engine that may use it; ``None`` for the NumPy
-    engine, and with a note where numba cannot be imported.
+    engine (an error where numba cannot be imported, as everywhere).
 
     Examples
     --------
@@ -196,12 +191,11 @@ def compiled_runner(
 ) -> tuple[object | None, str | None]:
     """The compiled runner for ``engine="numba"``/``"auto"``, or ``None`` and why not.
 
-    ``engine="numba"`` raises :class:`InvalidInputError` when numba cannot be
-    imported (falling back silently would change the numbers for the same seed)
-    and returns a note when there is no kernel for this case. ``engine="auto"`` (the
-    default) takes the NumPy engine where there is no kernel, without a note (the
-    result's design says which engine ran), and with a note where numba, a dependency,
-    cannot be imported.
+    ``engine="numba"`` and ``"auto"`` raise :class:`InvalidInputError` when numba, a
+    dependency, cannot be imported (falling back silently would change the numbers for
+    the same seed). ``engine="numba"`` returns a note when there is no kernel for this
+    case; ``engine="auto"`` (the default) takes the NumPy engine there, without a note
+    (the result's design says which engine ran).
     """
     _kernels, note = _kernels_for(engine)
     if _kernels is None:

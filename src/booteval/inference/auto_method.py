@@ -9,11 +9,13 @@ cell) that justify it. Where the atlas has no evidence the choice stays BCa, the
 default of booteval 0.1 and of ``scipy.stats.bootstrap``.
 
 Every method is the one of that name elsewhere in booteval: a bootstrap interval of
-:func:`booteval.ci`, or a closed form (:func:`booteval.jeffreys_interval`,
-:func:`booteval.clustered_wilson_interval`, :func:`booteval.cluster_robust_interval`
-with CR2), or for :func:`booteval.compare`'s paired difference of two proportions
-Tango's score interval (:func:`booteval.tango_interval`), or Newcombe's
-(:func:`booteval.newcombe_interval`) with clusters and no discordant row.
+:func:`booteval.ci`, or a closed form of :mod:`booteval.closed_forms`
+(:func:`~booteval.closed_forms.jeffreys_interval`,
+:func:`~booteval.closed_forms.clustered_wilson_interval`,
+:func:`~booteval.closed_forms.cluster_robust_interval` with CR2), or for
+:func:`booteval.compare`'s paired difference of two proportions Tango's score interval
+(:func:`~booteval.closed_forms.tango_interval`), or Newcombe's
+(:func:`~booteval.closed_forms.newcombe_interval`) with clusters and no discordant row.
 """
 
 from __future__ import annotations

@@ -349,12 +349,12 @@ def compare(
         The interval of the difference: a method of :func:`booteval.ci`, or ``"auto"``,
         which picks by the coverage atlas's rules
         (``booteval.inference.auto_method.RULES``) from the metric, the design and the
-        data: Tango's score interval (:func:`booteval.tango_interval`) for a
+        data: Tango's score interval (:func:`booteval.closed_forms.tango_interval`) for a
         difference of two accuracies (or 0/1 scores) on independent rows with fewer than
         30 discordant rows, where every bootstrap interval under-covers; with clusters,
         for accuracies and means the CR2 cluster-robust t interval of the per-row
-        differences (:func:`booteval.cluster_robust_interval`), and for another metric with
-        an analytic standard error the symmetric bootstrap-t below 30 clusters and the
+        differences (:func:`booteval.closed_forms.cluster_robust_interval`), and for another
+        metric with an analytic standard error the symmetric bootstrap-t below 30 clusters and the
         equal-tailed one from 30, for one without the percentile interval from 30
         clusters (Kendall's tau beyond 1,000 rows: BCa; below 30 clusters and up to 50
         rows the nested bootstrap-t, symmetric from 30 rows); BCa otherwise. ``result.method``

@@ -69,9 +69,9 @@ def _small_sample_pointer(
         # BCa 87.2 %, studentized 93.5 %, CR2 93.9 %
         if proportion or m.name == "mean":
             better = (
-                "; method='auto', booteval.cluster_robust_interval(scores, clusters) (CR2 "
-                "with Bell-McCaffrey degrees of freedom) or method='studentized' hold their "
-                "level better"
+                "; method='auto', booteval.closed_forms.cluster_robust_interval(scores, "
+                "clusters) (CR2 with Bell-McCaffrey degrees of freedom) or "
+                "method='studentized' hold their level better"
             )
         else:
             better = ""
@@ -109,13 +109,14 @@ def _proportion_pointer(
         return (
             "every row has the same outcome, so every resample does: a bootstrap interval "
             "cannot be wider than a point here; the design-effect score interval "
-            "booteval.clustered_wilson_interval(correct, clusters) does not collapse"
+            "booteval.closed_forms.clustered_wilson_interval(correct, clusters) does not collapse"
         )
     w = wilson_interval(k, n, confidence_level=level)
     return (
         f"every row has the same outcome, so every resample does: a bootstrap interval "
         f"cannot be wider than a point here; the Wilson score interval "
-        f"booteval.wilson_interval({k}, {n}) does not collapse: ({w.low:.4g}, {w.high:.4g})"
+        f"booteval.closed_forms.wilson_interval({k}, {n}) does not collapse: "
+        f"({w.low:.4g}, {w.high:.4g})"
     )
 
 

@@ -435,7 +435,8 @@ def clustered_wilson_interval(
 
     the CR1 variance over the unbiased independent-rows variance, so that both carry their
     usual small-sample factor and ``deff`` is 1 (to rounding) when every row is its own
-    cluster; the interval is then :func:`booteval.wilson_interval`'s. Two choices are made:
+    cluster; the interval is then :func:`booteval.closed_forms.wilson_interval`'s. Two
+    choices are made:
 
     * ``deff`` is floored at 1, as Korn & Graubard truncate the effective sample size at
       ``n``: a design effect below 1 estimated from few clusters is mostly noise, and the
@@ -448,7 +449,7 @@ def clustered_wilson_interval(
       ``low < 1 = high`` (or ``low = 0 < high``): never a zero-width interval.
 
     The Wilson end points use the normal quantile ``z`` and ``n_eff`` in place of ``n``
-    (see :func:`booteval.wilson_interval`).
+    (see :func:`booteval.closed_forms.wilson_interval`).
 
     Examples
     --------

@@ -13,7 +13,7 @@ Where the uncertainty comes from
 --------------------------------
 Each function takes one of three references:
 
-1. a :class:`~booteval.ComparisonResult` from :func:`booteval.compare`, for any
+1. a :class:`~booteval.results.ComparisonResult` from :func:`booteval.compare`, for any
    metric: its paired bootstrap standard error of the difference already
    reflects the pairing of the two systems and the design (strata, clusters);
 2. pilot per-row outcomes of the two systems, ``scores_a, scores_b``, whose

@@ -62,7 +62,7 @@ class PowerAnalysis(Result):
     source : str
         Where the reference standard error came from.
     metric : str or None
-        The metric of a :class:`~booteval.ComparisonResult` reference.
+        The metric of a :class:`~booteval.results.ComparisonResult` reference.
     correlation : float or None
         Correlation of the two systems' outcomes (per row for pilot outcomes;
         of the bootstrap replicates of the two metrics for a comparison).

@@ -180,7 +180,7 @@ def wild_cluster_ci(
     weights : {"webb", "rademacher", "mammen", "normal"}, default "webb"
         The multiplier distribution. ``"webb"``: Webb's six-point distribution,
         ``+-sqrt(3/2), +-1, +-sqrt(1/2)`` with probability 1/6 each; the others as in
-        :func:`booteval.draw_multipliers`.
+        :func:`booteval.methods.wild.draw_multipliers`.
     n_resamples : int, default 9999
         Number of bootstrap replicates ``B`` (at least enough that each tail holds one).
     seed : int, optional

@@ -16,7 +16,7 @@ Two resampling units, two different questions
     instances are independent; labels may be arbitrarily correlated (each
     replicate keeps whole rows). Every replicate is computed from weighted
     count sums: one ``(batch, n) @ (n, 3L)`` (sparse) product per batch, no loop over
-    replicates. Weights come from :func:`booteval.make_design`\\ ``(n)`` (so
+    replicates. Weights come from :func:`booteval.core.design.make_design`\\ ``(n)`` (so
     replicate ``b`` is the same for any ``batch``).
 ``resample="labels"``
     The L per-label values computed on all instances are drawn with
@@ -27,7 +27,7 @@ Two resampling units, two different questions
     are held fixed). It needs several labels; with few labels it is
     meaningless, and it is typically much wider than the instance interval
     when labels differ in difficulty. Weights come from
-    :func:`booteval.make_design`\\ ``(L)``.
+    :func:`booteval.core.design.make_design`\\ ``(L)``.
 
 Labels without positives (``undefined=``)
 -----------------------------------------

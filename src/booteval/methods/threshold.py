@@ -161,7 +161,7 @@ class ThresholdCIResult(CIResult):
 
 @dataclass(frozen=True, eq=False)
 class ThresholdComparisonResult(ComparisonResult):
-    """A :class:`~booteval.ComparisonResult` of an operating-point metric, with thresholds.
+    """A :class:`~booteval.results.ComparisonResult` of an operating-point metric, with thresholds.
 
     ``n`` and ``n_clusters`` describe the test set; ``design`` describes both
     levels.
@@ -177,7 +177,7 @@ class ThresholdComparisonResult(ComparisonResult):
         Each system's threshold in every defined replicate (aligned with
         ``distribution``).
     n_val : int
-    Other attributes as in :class:`~booteval.ComparisonResult`.
+    Other attributes as in :class:`~booteval.results.ComparisonResult`.
     """
 
     rule: str = ""

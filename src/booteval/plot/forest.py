@@ -127,10 +127,10 @@ def plot_forest(
     Parameters
     ----------
     results : list of results, mapping of label to result, or LeaderboardResult
-        :class:`~booteval.CIResult`, :class:`~booteval.ComparisonResult` (the
-        difference ``B - A``) or :class:`~booteval.CorrelationResult` items, drawn
+        :class:`~booteval.CIResult`, :class:`~booteval.results.ComparisonResult` (the
+        difference ``B - A``) or :class:`~booteval.results.CorrelationResult` items, drawn
         top to bottom in the order given; or a
-        :class:`~booteval.LeaderboardResult`, drawn in rank order, the top group
+        :class:`~booteval.results.LeaderboardResult`, drawn in rank order, the top group
         (systems not separated from the leader) in colour and the others grey.
     labels : sequence of str, optional
         One per row (default: the metric, ``B - A``, ``metric vs human``, or the

@@ -102,7 +102,7 @@ def reliability_bins(
     """Per-bin observed frequencies with bootstrap intervals, and the ECE.
 
     Rows are resampled with the design's weights (the same resamples as the
-    ECE's interval: :func:`booteval.make_design` with ``strata``/``clusters``,
+    ECE's interval: :func:`booteval.core.design.make_design` with ``strata``/``clusters``,
     replicates ``0 .. B - 1`` of ``seed``); every replicate's per-bin counts
     and positives come from one product of the weight matrix with the units'
     per-bin sums, in batches.
