@@ -9,13 +9,7 @@ for the metric protocol and :mod:`booteval.results` for the result types.
 """
 
 
-def __getattr__(name: str) -> object:
-    """A module of this subpackage as an attribute, imported on first use."""
-    import importlib
+from .lazy import submodule_getter
 
-    try:
-        return importlib.import_module(f"{__name__}.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{__name__}.{name}":
-            raise
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+#: a module of this subpackage as an attribute, imported on first use
+__getattr__ = submodule_getter(__name__)

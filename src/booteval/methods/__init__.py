@@ -3,13 +3,7 @@ cross-validation, out-of-bag error, wild and multilabel bootstraps, thresholds, 
 samples per item (pass@k)."""
 
 
-def __getattr__(name: str) -> object:
-    """A module of this subpackage as an attribute, imported on first use."""
-    import importlib
+from ..core.lazy import submodule_getter
 
-    try:
-        return importlib.import_module(f"{__name__}.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{__name__}.{name}":
-            raise
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+#: a module of this subpackage as an attribute, imported on first use
+__getattr__ = submodule_getter(__name__)
