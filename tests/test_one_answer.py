@@ -200,3 +200,20 @@ def test_threshold_ci_takes_workers_and_they_never_change_the_result(engine):
     np.testing.assert_array_equal(runs[0].distribution, runs[1].distribution)
     with pytest.raises(booteval.InvalidInputError, match="`workers`"):
         booteval.threshold_ci(y_val, s_val, y_test, s_test, rule="youden", workers=0)
+
+
+def test_a_table_leaderboard_with_a_counted_jackknife_survives_a_pickle_round_trip():
+    import pickle
+
+    pd = pytest.importorskip("pandas")
+    from booteval.core.intervals import CountedJackknife
+
+    table = pd.DataFrame({"label": _Y, "a": _PRED["a"], "b": _PRED["b"]})
+    board = _quiet(
+        booteval.leaderboard, table, system_cols=["a", "b"], label_col="label",
+        metric="accuracy", method="bca", n_resamples=400, seed=2,
+    )  # fmt: skip
+    assert isinstance(board.jackknife, CountedJackknife)
+    again = pickle.loads(pickle.dumps(board))
+    assert again == board and again.jackknife == board.jackknife
+    assert again.jackknife != CountedJackknife(board.jackknife.values + 1, board.jackknife.counts)
