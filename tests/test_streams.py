@@ -61,3 +61,48 @@ def test_every_registered_stream_is_used():
     for name in STREAMS:
         assert f'"{name}"' in code, name
     assert _streams.__doc__
+
+
+def test_every_weight_source_is_one_contract_with_a_registered_stream():
+    """Every design of resampling subclasses core.weights.WeightSource and names its
+    stream; a range of replicates is the same whether fetched at once or in pieces."""
+    import importlib
+    import pkgutil
+
+    import numpy as np
+
+    from booteval.core.design import make_design
+    from booteval.core.streams import STREAMS
+    from booteval.core.weights import WeightSource
+    from booteval.inference.wild_cluster import _ClusterMultiplierSource
+    from booteval.meta.compare import _SwapSource as _CrossedSwaps
+    from booteval.meta.core import _CrossedSource
+    from booteval.methods.wild import _MultiplierSource
+
+    for m in pkgutil.walk_packages(booteval.__path__, prefix="booteval."):
+        if not m.name.startswith(("booteval.cli", "booteval.plot", "booteval.distributed")):
+            importlib.import_module(m.name)
+
+    def subclasses(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+
+    sources = [s for s in subclasses(WeightSource) if s.__module__.startswith("booteval.")]
+    assert len(sources) >= 10
+    for s in sources:
+        assert s.stream in STREAMS, s
+    blocked = [
+        make_design(50, clusters=np.arange(50) // 5),
+        _MultiplierSource("rademacher", 40),
+        _ClusterMultiplierSource("webb", 7),
+        _CrossedSource(6, 9),
+        _CrossedSwaps(6, 9, "both", exact=False),
+    ]
+    for source in blocked:
+        size = source.block_size
+        whole = source.unit_weights(3, 0, 2 * size + 5)
+        pieces = np.concatenate(
+            [source.unit_weights(3, a, min(a + 7, 2 * size + 5)) for a in range(0, 2 * size + 5, 7)]
+        )
+        np.testing.assert_array_equal(whole, pieces)

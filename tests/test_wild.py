@@ -13,7 +13,7 @@ from booteval.core.errors import InvalidInputError, UndefinedReplicateWarning
 from booteval.core.wild_kernels import wild_multipliers
 from booteval.methods.wild import (
     MULTIPLIERS,
-    _multipliers,
+    _MultiplierSource,
     draw_multipliers,
     multiplier_support,
     wild_ci,
@@ -103,10 +103,9 @@ def test_compiled_studentized_standard_errors_are_the_hc_formula_per_replicate()
 
 
 def test_multipliers_do_not_depend_on_batching():
-    whole = _multipliers("mammen", 7, seed=5, start=0, stop=3000)
-    parts = np.vstack(
-        [_multipliers("mammen", 7, 5, a, min(a + 777, 3000)) for a in range(0, 3000, 777)]
-    )
+    source = _MultiplierSource("mammen", 7)
+    whole = source.unit_weights(seed=5, start=0, stop=3000)
+    parts = np.vstack([source.unit_weights(5, a, min(a + 777, 3000)) for a in range(0, 3000, 777)])
     np.testing.assert_array_equal(whole, parts)
 
 
@@ -127,7 +126,7 @@ def test_vectorized_ols_equals_explicit_refits(engine, kind):
     h = np.diag(X @ np.linalg.inv(X.T @ X) @ X.T)
     resid = (y - fitted) / np.sqrt(1 - h)
     if engine == "numpy":
-        v = _multipliers(kind, x.size, 11, 0, b)
+        v = _MultiplierSource(kind, x.size).unit_weights(11, 0, b)
     else:
         v = np.array([wild_multipliers(11, i, x.size, kind) for i in range(b)])
     expected = [np.linalg.lstsq(X, fitted + resid * v[i], rcond=None)[0][1] for i in range(b)]

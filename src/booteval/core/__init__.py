@@ -8,7 +8,6 @@ finish step (:mod:`.intervals`), progress reporting (:mod:`.progress`), errors a
 for the metric protocol and :mod:`booteval.results` for the result types.
 """
 
-
 from .lazy import submodule_getter
 
 #: a module of this subpackage as an attribute, imported on first use

@@ -27,6 +27,7 @@ from .codes import dense_codes
 from .errors import InvalidInputError
 from .streams import generator
 from .validation import as_group_labels, check_positive_int
+from .weights import WeightSource
 
 __all__ = ["Design", "make_design"]
 
@@ -87,8 +88,9 @@ def encode_groups(values: np.ndarray, parameter: str) -> tuple[np.ndarray, int]:
 
 
 @dataclass(frozen=True, eq=False)
-class Design:
-    """A resampling design over ``n_rows`` rows.
+class Design(WeightSource):
+    """A resampling design over ``n_rows`` rows: the multinomial weight source of rows,
+    cells, clusters and strata.
 
     Build one with :func:`make_design`. Attributes are read-only.
 
@@ -113,6 +115,8 @@ class Design:
     clustered : bool
         Whether units are clusters.
     """
+
+    stream = "design"
 
     n_rows: int
     n_units: int
@@ -171,8 +175,9 @@ class Design:
         """Whether units are cells of interchangeable rows (see :meth:`compress`)."""
         return self.unit_size is not None
 
-    def _block(self, seed: int, j: int) -> np.ndarray:
-        """Unit counts of replicates ``j*block .. (j+1)*block - 1`` (as float64)."""
+    def block(self, seed: int, j: int) -> np.ndarray:
+        """Unit counts of replicates ``j*block .. (j+1)*block - 1`` (as float64), from the
+        ``design`` stream."""
         size = self.block_size
         rng = generator("design", seed, j)
         counts = np.empty((size, self.n_units), dtype=np.float64)
@@ -204,7 +209,7 @@ class Design:
         """Unit counts for replicates ``start .. stop - 1``, shape ``(stop - start, n_units)``.
 
         The rows are identical to the same replicates fetched with any other
-        ``start``/``stop`` split.
+        ``start``/``stop`` split (cut out of the blocks by :class:`WeightSource`).
 
         Examples
         --------
@@ -217,15 +222,7 @@ class Design:
         """
         if stop <= start:
             return np.zeros((0, self.n_units), dtype=np.float64)
-        size = self.block_size
-        first, last = start // size, (stop - 1) // size
-        parts = []
-        for j in range(first, last + 1):
-            block = self._block(seed, j)
-            lo = max(start - j * size, 0)
-            hi = min(stop - j * size, size)
-            parts.append(block[lo:hi])
-        return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+        return super().unit_weights(seed, start, stop)
 
     def original_weights(self) -> np.ndarray:
         """Unit weights of the original data, shape ``(1, n_units)``."""

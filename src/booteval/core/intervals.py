@@ -64,8 +64,31 @@ METHODS: tuple[str, ...] = (
 )  # fmt: skip
 #: the methods that need a standard error of every replicate
 STUDENTIZED: tuple[str, ...] = ("studentized", "studentized-symmetric")
+#: the methods formed from the replicates alone: every method but the studentized ones
+RESAMPLED: tuple[str, ...] = tuple(m for m in METHODS if m not in STUDENTIZED)
 #: the closed-form methods ``method="auto"`` may choose (all others are bootstrap methods)
 CLOSED_FORMS: tuple[str, ...] = ("jeffreys", "clustered-wilson", "cr2", "newcombe", "tango")
+
+
+def methods_offered(*, standard_errors: bool = True, jackknife: bool = True) -> tuple[str, ...]:
+    """The interval methods of a statistic, from what it offers: every method of
+    :data:`METHODS`, less the studentized ones where it has no standard error of each
+    replicate, less BCa where it has no jackknife. An entry point's allowed methods come
+    from here, so that a new method of :func:`compute_interval` is offered wherever its
+    needs are met.
+
+    Examples
+    --------
+    >>> methods_offered(standard_errors=False)
+    ('percentile', 'basic', 'normal', 'bca')
+    >>> methods_offered(standard_errors=False, jackknife=False)
+    ('percentile', 'basic', 'normal')
+    """
+    return tuple(
+        m
+        for m in METHODS
+        if (standard_errors or m not in STUDENTIZED) and (jackknife or m != "bca")
+    )
 
 
 # ---------------------------------------------------------------- transforms

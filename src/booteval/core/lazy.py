@@ -49,4 +49,3 @@ def submodule_getter(package: str) -> Any:
             raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
 
     return __getattr__
-

@@ -38,6 +38,7 @@ from .errors import InvalidInputError
 from .intervals import STUDENTIZED
 from .params import RESAMPLING
 from .poisson_table import POISSON1_THRESHOLDS, philox_key
+from .weights import WeightSource
 
 __all__ = [
     "POISSON1_THRESHOLDS",
@@ -220,7 +221,7 @@ def poisson_weights(seed: int, keys: np.ndarray, start: int, stop: int) -> np.nd
     return np.ascontiguousarray(rows[first : first + stop - start], dtype=np.float64)
 
 
-class PoissonSource:
+class PoissonSource(WeightSource):
     """A weight source of counter-based Poisson(1) weights for the units of ``design``.
 
     Rows are keyed by their positions, clusters by :func:`unit_key` of their labels (a
@@ -228,8 +229,12 @@ class PoissonSource:
     compressed design's cell gets the sum of its rows' weights, so it equals the
     row-level bootstrap exactly. Strata play no part: every
     unit's weight is independent (:func:`weight_source` refuses them).
-    Implements the weight-source protocol of :func:`booteval.core.engine.run_replicates`.
+    A :class:`~booteval.core.weights.WeightSource` without blocks: each replicate's
+    weights are a pure function of its number (counter-based), so any range is computed
+    directly.
     """
+
+    stream = "poisson"
 
     def __init__(self, design: Design, clusters: object = None) -> None:
         self.design = design

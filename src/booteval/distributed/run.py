@@ -20,6 +20,7 @@ import numpy as np
 
 from ..core.engine import RunOptions, check_run_options, screen_undefined
 from ..core.errors import InvalidInputError
+from ..core.intervals import methods_offered
 from ..metrics.base import Metric
 from ..metrics.registry import resolve_metric
 from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze
@@ -35,7 +36,7 @@ __all__ = [
 ]  # fmt: skip
 
 #: the interval methods a cluster run offers (BCa only where its jackknife is mergeable)
-TABLE_METHODS = ("percentile", "basic", "normal", "bca")
+TABLE_METHODS = methods_offered(standard_errors=False)
 # why a tier offers no BCa (formatted with the metric's label)
 _NO_BCA = {
     "histogram": "",

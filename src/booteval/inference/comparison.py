@@ -311,13 +311,13 @@ def bootstrap_p_value(
 
 def _bind_pair(
     m: Metric, data: tuple[Any, ...], names: tuple[str, str], design_of: Callable[[int], Design]
-) -> tuple[StackedEvaluator, Design, tuple[tuple[np.ndarray, ...], ...]]:
+) -> tuple[StackedEvaluator, Design, tuple[tuple[np.ndarray, ...], ...], list[Evaluator]]:
     arr_a, arr_b, n_a = paired_arrays(m, data, *names)
     design = design_of(n_a)
     with deferred_compression():  # the pair is compressed jointly, once
         bound = [m.bind(arr_a, design), m.bind(arr_b, design)]
     stacked = StackedEvaluator(bound, design)
-    return stacked, design, (arr_a, arr_b)
+    return stacked, design, (arr_a, arr_b), bound
 
 
 @entry_point
@@ -435,7 +435,7 @@ def compare(
         batch=batch, n_inner=n_inner, workers=workers, engine=engine,
     )  # fmt: skip
     name_a, name_b, m = pair_inputs(data, names, metric, metric_kwargs)
-    stacked, plan, arrays = _bind_pair(
+    stacked, plan, arrays, bound = _bind_pair(
         m, data, (name_a, name_b), lambda k: make_design(k, strata=strata, clusters=clusters)
     )
     n = plan.n_rows
@@ -487,7 +487,7 @@ def compare(
         own = [
             system_ci(
                 m, arrays[j], plan, base_opts, auto=auto, clusters=clusters, design=design,
-                shared=(shared, j), warnings_to=[],
+                shared=(shared, j), warnings_to=[], evaluator=bound[j],
             )
             for j in (0, 1)
         ]  # fmt: skip

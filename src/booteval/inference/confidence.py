@@ -321,7 +321,7 @@ def system_ci(
     m: Metric, arrays: tuple[np.ndarray, ...], plan: Any, opts: Any, *, auto: bool,
     clusters: Any = None, transform: Any = None, design: str = "multinomial",
     budget: tuple[float, int, int] | None = None, shared: tuple[SharedDraws, int] | None = None,
-    warnings_to: list[Any] | None = None,
+    warnings_to: list[Any] | None = None, evaluator: Any = None,
 ) -> CIResult:  # fmt: skip
     """:func:`booteval.ci` on checked ``arrays`` and a built design: the one function that
     gives a system's interval, for ``ci``, ``compare`` and ``leaderboard`` alike.
@@ -330,9 +330,11 @@ def system_ci(
     ``shared`` is ``(draws, j)``: other systems' shared run, whose column ``j`` serves as
     the replicates where this system's own run would draw the same (see
     :class:`SharedDraws`). ``warnings_to``: collect the warnings there instead of
-    emitting them.
+    emitting them. ``evaluator``: ``m`` already bound to ``arrays`` and ``plan`` (e.g. under
+    :func:`~booteval.metrics.base.deferred_compression`), used as a bind would give it
+    (its :meth:`~booteval.metrics.base.Evaluator.alone`).
     """
-    evaluator = m.bind(arrays, plan)
+    evaluator = m.bind(arrays, plan) if evaluator is None else evaluator.alone()
     estimate = evaluator.estimate()
     if not math.isfinite(estimate):
         raise InvalidInputError(

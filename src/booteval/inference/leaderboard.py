@@ -60,9 +60,11 @@ from ..core.engine import (
 )
 from ..core.errors import BootevalWarning, DegenerateIntervalWarning, InvalidInputError, warn
 from ..core.intervals import (
+    RESAMPLED,
     STUDENTIZED,
     CountedJackknife,
     compute_interval,
+    methods_offered,
     order_statistic_quantile,
 )
 from ..core.options import entry_point
@@ -94,7 +96,7 @@ __all__ = [
 
 #: multiple-comparison corrections accepted by :func:`leaderboard` and :func:`adjust_p_values`
 #: interval methods of a leaderboard of a table read by column names (one Poisson run)
-_TABLE_METHODS = ("bca", "percentile", "basic", "normal")
+_TABLE_METHODS = methods_offered(standard_errors=False)
 
 
 # ------------------------------------------------------------ computation
@@ -370,7 +372,7 @@ def leaderboard(
         systems_ci.append(
             system_ci(
                 m, arrays[name], plan, opts, auto=auto, clusters=clusters, design=design,
-                shared=(shared, j), warnings_to=held,
+                shared=(shared, j), warnings_to=held, evaluator=bound[j],
             )
         )  # fmt: skip
         for w in held:
@@ -643,7 +645,7 @@ def _board(
 
 
 #: pair methods formed from the shared replicates (the others need the pair's own run)
-_SHARED_METHODS = ("percentile", "basic", "normal", "bca")
+_SHARED_METHODS = RESAMPLED
 
 
 def _system_se(out: Any, values: np.ndarray) -> float:

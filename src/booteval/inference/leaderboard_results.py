@@ -11,7 +11,7 @@ import numpy as np
 from ..core.engine import check_choice
 from ..core.errors import InvalidInputError
 from ..core.format import format_p_value, format_triplet
-from ..core.intervals import compute_interval
+from ..core.intervals import RESAMPLED, compute_interval
 from ..core.lazy import stats
 from ..report import markdown_table, text_table
 from ..results import (
@@ -280,7 +280,7 @@ class LeaderboardResult(Result):
         at = next(i for i, p in enumerate(self.pairs) if (p.name_a, p.name_b) == (b, a))
         stored = self.pairs[at]
         method = self.pair_methods[at] if self.pair_methods else self.method
-        if method not in ("percentile", "basic", "normal", "bca"):
+        if method not in RESAMPLED:
             # a closed form or a studentized interval: B - A mirrored is A - B exactly
             mirrored = {
                 "name_a": a, "name_b": b, "estimate_a": stored.estimate_b,

@@ -21,6 +21,7 @@ from ..core.streams import generator
 from ..core.validation import (
     describe_value,
 )
+from ..core.weights import WeightSource, cut_blocks
 from ..metrics import Metric
 from ..metrics.base import Evaluator, SumEvaluator, matmul
 
@@ -445,14 +446,10 @@ def _random_swaps(seed: int, k: int, start: int, stop: int) -> np.ndarray:
     >>> z.shape, bool((_random_swaps(0, 5, 2, 3) == z[2:3]).all())
     ((4, 5), True)
     """
-    size = _block_size(k)
-    parts = []
-    for j in range(start // size, (stop - 1) // size + 1):
-        block = _random_block(seed, j, k)
-        parts.append(block[max(start - j * size, 0) : min(stop - j * size, size)])
-    if not parts:
+    if stop <= start:
         return np.zeros((0, k), dtype=np.float64)
-    return np.concatenate(parts, axis=0).astype(np.float64)
+    blocks = cut_blocks(lambda s, j: _random_block(s, j, k), _block_size(k), seed, start, stop)
+    return blocks.astype(np.float64)
 
 
 def _exact_swaps(k: int, start: int, stop: int) -> np.ndarray:
@@ -467,11 +464,12 @@ def _exact_swaps(k: int, start: int, stop: int) -> np.ndarray:
     return ((r[:, None] >> np.arange(k, dtype=np.int64)) & 1).astype(np.float64)
 
 
-class _SwapSource:
+class _SwapSource(WeightSource):
     """Swap indicators as the engine's weight source: all ``2**k`` in binary order when
     exact, else random swaps from the ``permutation`` stream (independent of batching)."""
 
     clustered = False
+    stream = "permutation"
 
     def __init__(self, k: int, exact: bool, block_size: int) -> None:
         self.k, self.exact, self.block_size = k, exact, block_size

@@ -20,8 +20,6 @@ of ``B`` replicates is a prefix of a longer run with the same seed.
 from __future__ import annotations
 
 import math
-import threading
-from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -31,6 +29,7 @@ from ..core.errors import DegenerateIntervalWarning
 from ..core.options import entry_point
 from ..core.streams import generator
 from ..core.validation import check_n_resamples, check_positive_int, check_seed
+from ..core.weights import WeightSource
 from ..methods.wild import MULTIPLIERS, draw_multipliers
 from ..metrics.base import matmul
 from .few_clusters import (
@@ -73,7 +72,7 @@ def _draw(weights: str, shape: tuple[int, int], rng: np.random.Generator) -> np.
     return draw_multipliers(weights, shape, rng)
 
 
-class _ClusterMultiplierSource:
+class _ClusterMultiplierSource(WeightSource):
     """One multiplier per cluster and replicate, as the engine's weight source.
 
     ``unit_weights(seed, start, stop)`` are the multipliers of replicates ``start .. stop -
@@ -85,32 +84,16 @@ class _ClusterMultiplierSource:
     """
 
     clustered = False
+    stream = "few_clusters.wild"
+    cached_blocks = _CACHED_CHUNKS
 
     def __init__(self, weights: str, n_clusters: int) -> None:
         self.weights, self.n_clusters = weights, n_clusters
         self.block_size = max(1, min(_CHUNK_REPLICATES, _CHUNK_CELLS // n_clusters))
-        self._chunks: OrderedDict[tuple[int, int], np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
 
-    def _chunk(self, seed: int, j: int) -> np.ndarray:
-        with self._lock:
-            chunk = self._chunks.get((seed, j))
-        if chunk is None:
-            rng = generator("few_clusters.wild", seed, j)
-            chunk = _draw(self.weights, (self.block_size, self.n_clusters), rng)
-            with self._lock:
-                self._chunks[seed, j] = chunk
-                while len(self._chunks) > _CACHED_CHUNKS:
-                    self._chunks.popitem(last=False)
-        return chunk
-
-    def unit_weights(self, seed: int, start: int, stop: int) -> np.ndarray:
-        rows = self.block_size
-        parts = [
-            self._chunk(seed, j)[max(start - j * rows, 0) : min(stop - j * rows, rows)]
-            for j in range(start // rows, (stop - 1) // rows + 1)
-        ]
-        return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+    def block(self, seed: int, j: int) -> np.ndarray:
+        rng = generator("few_clusters.wild", seed, j)
+        return _draw(self.weights, (self.block_size, self.n_clusters), rng)
 
 
 class _WildClusterRun:

@@ -15,6 +15,7 @@ from ..core.intervals import compute_interval
 from ..core.lazy import stats as _stats
 from ..core.options import entry_point
 from ..core.validation import check_n_resamples, check_seed
+from ..core.weights import WeightSource
 from ..results import freeze
 from . import kernels as K
 from .core import (
@@ -137,7 +138,7 @@ class _PairedPermutation:
         return ra - rb
 
 
-class _SwapSource:
+class _SwapSource(WeightSource):
     """Swap indicators of the permutation test as the engine's weight source.
 
     ``unit_weights(seed, start, stop)`` gives patterns ``start .. stop - 1`` as one
@@ -149,6 +150,7 @@ class _SwapSource:
     """
 
     clustered = False
+    stream = "meta.permutation"
 
     def __init__(self, n_systems: int, n_inputs: int, design: str, exact: bool) -> None:
         self.n_systems, self.n_inputs, self.exact = n_systems, n_inputs, exact
@@ -156,25 +158,19 @@ class _SwapSource:
         self.block_size = K.block_size(n_systems, n_inputs)
 
     def unit_weights(self, seed: int, start: int, stop: int) -> np.ndarray:
+        if not self.exact:  # random swaps: cut out of the stream's blocks
+            return super().unit_weights(seed, start, stop)
         n_sys, n_inp = self.n_systems, self.n_inputs
-        if self.exact:
-            n_bits = n_sys * self.use_s + n_inp * self.use_t
-            codes = np.arange(start, stop, dtype=np.int64)
-            bits = ((codes[:, None] >> np.arange(n_bits)) & 1).astype(np.float64)
-            s = bits[:, :n_sys] if self.use_s else np.zeros((stop - start, n_sys))
-            t = (
-                bits[:, n_sys if self.use_s else 0 :]
-                if self.use_t
-                else np.zeros((stop - start, n_inp))
-            )
-            return np.hstack([s, t])
-        size = self.block_size
-        parts = []
-        for j in range(start // size, (stop - 1) // size + 1):
-            s, t = K.permutation_block(seed, j, n_sys, n_inp)
-            lo, hi = max(start - j * size, 0), min(stop - j * size, size)
-            parts.append(np.hstack([s[lo:hi], t[lo:hi]]))
-        return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+        n_bits = n_sys * self.use_s + n_inp * self.use_t
+        codes = np.arange(start, stop, dtype=np.int64)
+        bits = ((codes[:, None] >> np.arange(n_bits)) & 1).astype(np.float64)
+        s = bits[:, :n_sys] if self.use_s else np.zeros((stop - start, n_sys))
+        t = bits[:, n_sys if self.use_s else 0 :] if self.use_t else np.zeros((stop - start, n_inp))
+        return np.hstack([s, t])
+
+    def block(self, seed: int, j: int) -> np.ndarray:
+        s, t = K.permutation_block(seed, j, self.n_systems, self.n_inputs)
+        return np.hstack([s, t])
 
 
 class _SwapRun:

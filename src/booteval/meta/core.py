@@ -18,8 +18,9 @@ from ..core.errors import (
     collect_warnings,
     warn,
 )
-from ..core.intervals import compute_interval
+from ..core.intervals import compute_interval, methods_offered
 from ..core.validation import check_confidence_level, describe_value, to_numpy
+from ..core.weights import WeightSource
 from ..inference.analytic import fisher_z_interval
 from ..results import LazyJackknife, freeze
 from . import kernels as K
@@ -29,7 +30,7 @@ LEVELS: tuple[str, ...] = ("system", "summary", "global")
 LEVEL_ALIASES = {"input": "summary"}
 COEFFICIENTS: tuple[str, ...] = K.COEFFICIENTS
 RESAMPLE: tuple[str, ...] = ("systems", "inputs", "both")
-BOOTSTRAP_METHODS: tuple[str, ...] = ("percentile", "basic", "normal", "bca")
+BOOTSTRAP_METHODS: tuple[str, ...] = methods_offered(standard_errors=False)
 METHODS: tuple[str, ...] = (*BOOTSTRAP_METHODS, "fisher")
 ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater", "less")
 UNDEFINED_WARN_FRACTION = 0.01
@@ -198,7 +199,7 @@ def weights(resample: str, v: np.ndarray, w: np.ndarray) -> tuple[Any, Any]:
     return (v if resample != "inputs" else None), (w if resample != "systems" else None)
 
 
-class _CrossedSource:
+class _CrossedSource(WeightSource):
     """The two-way crossed weight source of the meta-evaluation bootstrap, for the engine.
 
     ``unit_weights(seed, start, stop)`` are the counts of replicates ``start .. stop - 1``:
@@ -210,19 +211,15 @@ class _CrossedSource:
     """
 
     clustered = False
+    stream = "meta.bootstrap"
 
     def __init__(self, n_systems: int, n_inputs: int) -> None:
         self.n_systems, self.n_inputs = n_systems, n_inputs
         self.block_size = K.block_size(n_systems, n_inputs)
 
-    def unit_weights(self, seed: int, start: int, stop: int) -> np.ndarray:
-        size = self.block_size
-        parts = []
-        for j in range(start // size, (stop - 1) // size + 1):
-            v, w = K.bootstrap_block(seed, j, self.n_systems, self.n_inputs)
-            lo, hi = max(start - j * size, 0), min(stop - j * size, size)
-            parts.append(np.hstack([v[lo:hi], w[lo:hi]]))
-        return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+    def block(self, seed: int, j: int) -> np.ndarray:
+        v, w = K.bootstrap_block(seed, j, self.n_systems, self.n_inputs)
+        return np.hstack([v, w])
 
 
 class _CrossedRun:

@@ -2,7 +2,6 @@
 cross-validation, out-of-bag error, wild and multilabel bootstraps, thresholds, and repeated
 samples per item (pass@k)."""
 
-
 from ..core.lazy import submodule_getter
 
 #: a module of this subpackage as an attribute, imported on first use

@@ -66,6 +66,7 @@ from ..core.engine import (
     screen_undefined,
 )
 from ..core.errors import InvalidInputError
+from ..core.intervals import methods_offered
 from ..core.options import entry_point
 from ..metrics.base import matmul, safe_divide
 from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze
@@ -82,7 +83,7 @@ __all__ = [
 
 MULTILABEL_METRICS: tuple[str, ...] = ("recall", "f1")
 MULTILABEL_RESAMPLE: tuple[str, ...] = ("instances", "labels")
-MULTILABEL_METHODS: tuple[str, ...] = ("bca", "percentile", "basic", "normal")
+MULTILABEL_METHODS: tuple[str, ...] = methods_offered(standard_errors=False)
 UNDEFINED_LABEL_POLICIES: tuple[str, ...] = ("zero", "one", "exclude")
 #: label resampling needs at least this many labels
 MIN_LABELS = 2

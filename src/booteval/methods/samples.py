@@ -47,7 +47,7 @@ from ..core.codes import dense_codes
 from ..core.design import make_design
 from ..core.engine import check_choice, engine_note, run_replicates
 from ..core.errors import DegenerateIntervalWarning, InvalidInputError, collect_warnings, warn
-from ..core.intervals import compute_interval
+from ..core.intervals import compute_interval, methods_offered
 from ..core.options import entry_point
 from ..core.streams import generator
 from ..core.validation import (
@@ -57,6 +57,7 @@ from ..core.validation import (
     check_seed,
     describe_value,
 )
+from ..core.weights import WeightSource
 from ..inference.confidence import ci
 from ..metrics.base import matmul
 from ..metrics.regression import Mean
@@ -65,7 +66,7 @@ from ..results import CIResult, freeze
 __all__ = ["RESAMPLE", "NestedResult", "nested_ci"]
 
 RESAMPLE = ("items", "samples", "both")
-_NESTED_METHODS = ("percentile", "basic", "normal", "bca")
+_NESTED_METHODS = methods_offered(standard_errors=False)
 #: replicates per batch of the within-question draws (any batch gives the same replicates)
 _INNER_BLOCK = 256
 
@@ -339,7 +340,7 @@ def nested_ci(
     )  # fmt: skip
 
 
-class _NestedSource:
+class _NestedSource(WeightSource):
     """A two-level weight source: questions (or clusters of questions) drawn by ``outer``
     (all kept once when ``outer`` is None), then, for every copy of a question, its ``k``
     samples drawn again with replacement.
@@ -350,6 +351,7 @@ class _NestedSource:
     """
 
     clustered = False
+    stream = "samples"
 
     def __init__(self, g: _Items, outer: Any) -> None:
         self.g, self.outer = g, outer

@@ -70,6 +70,7 @@ import numpy as np
 
 from ..core.engine import check_choice, check_run_options
 from ..core.errors import collect_warnings
+from ..core.intervals import RESAMPLED
 from ..core.options import entry_point
 from ..core.validation import (
     check_names,
@@ -323,7 +324,7 @@ def threshold_ci(
         n_undefined=run.n_undefined, mcse_low=math.nan, mcse_high=math.nan,
         design=problem.describe_design(), transform=None, distribution=freeze(reps),
         _recompute=IntervalRecipe(
-            ("percentile", "basic", "normal", "bca"), bounds=problem.bounds,
+            RESAMPLED, bounds=problem.bounds,
             ties=opts.bca_ties, jackknife=LazyJackknife(jackknife),
             notes_before=run.notes,
         ),

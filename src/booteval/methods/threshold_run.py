@@ -17,6 +17,7 @@ from ..core.validation import (
     check_same_length,
     describe_value,
 )
+from ..core.weights import WeightSource
 from .threshold_fit import (
     CountMetric,
     _counts_at,
@@ -265,12 +266,13 @@ def _setup(
     )  # fmt: skip
 
 
-class _TwoSetSource:
+class _TwoSetSource(WeightSource):
     """The two-level weight source of a threshold bootstrap: validation rows (when the
     threshold is refitted) then test rows, side by side, each set drawn by its own design
     from the ``threshold`` stream (keys 0 and 1), independent of the batching."""
 
     clustered = False
+    stream = "threshold"
 
     def __init__(self, design_val: Any, design_test: Any, refit: bool, block_size: int) -> None:
         self.dv, self.dt, self.refit, self.block_size = design_val, design_test, refit, block_size

@@ -35,19 +35,20 @@ from ..core.design import make_design
 from ..core.engine import check_choice, engine_note
 from ..core.errors import BootevalError, BootevalWarning, InvalidInputError, collect_warnings, warn
 from ..core.format import format_triplet
-from ..core.intervals import compute_interval
+from ..core.intervals import compute_interval, methods_offered
 from ..core.options import accepts_options
 from ..core.params import renamed, validated
 from ..core.progress import resolve_progress
 from ..core.streams import seed_sequence
 from ..core.validation import check_confidence_level, check_positive_int, check_seed
+from ..core.weights import WeightSource
 from ..metrics import Metric, resolve_metric
 from ..results import Result, freeze, with_notes
 
 __all__ = ["TRAINING_METHODS", "TrainingBootstrapResult", "bootstrap_training"]
 
 #: interval methods of :func:`bootstrap_training`
-TRAINING_METHODS: tuple[str, ...] = ("percentile", "basic", "normal")
+TRAINING_METHODS: tuple[str, ...] = methods_offered(standard_errors=False, jackknife=False)
 _SCORE_METRICS = ("roc_auc", "average_precision", "log_loss", "brier", "ece")
 
 
@@ -264,7 +265,7 @@ def _stream_seed(seed: int, *key: int, shift: int = 0) -> int:
     return int(seed_sequence("training", seed, *key).generate_state(1)[0] >> shift)
 
 
-class _TrainingSource:
+class _TrainingSource(WeightSource):
     """The training-set bootstrap's weight source: ``unit_weights(seed, start, stop)`` are
     the training row counts of replicates ``start .. stop - 1``, shape ``(stop - start,
     n_train)``, drawn by the training design (strata, clusters) from a seed derived from
@@ -274,6 +275,7 @@ class _TrainingSource:
     """
 
     clustered = False
+    stream = "training"
 
     def __init__(self, train_design: Any) -> None:
         self.train_design = train_design

@@ -99,6 +99,7 @@ from ..core.errors import InvalidInputError
 from ..core.options import entry_point
 from ..core.streams import generator
 from ..core.validation import as_float_array, check_same_length, describe_value
+from ..core.weights import WeightSource
 from ..metrics.base import matmul
 from ..results import CIResult, IntervalRecipe, freeze
 
@@ -191,30 +192,20 @@ def _block_size(n: int) -> int:
     return max(1, min(_BLOCK_REPLICATES, _BLOCK_CELLS // max(n, 1)))
 
 
-def _multipliers(name: str, n: int, seed: int, start: int, stop: int) -> np.ndarray:
-    """Multipliers of replicates ``start .. stop - 1``, shape ``(stop - start, n)``."""
-    size = _block_size(n)
-    parts = []
-    for j in range(start // size, (stop - 1) // size + 1):
-        rng = generator("wild", seed, j)
-        block = draw_multipliers(name, (size, n), rng)
-        parts.append(block[max(start - j * size, 0) : min(stop - j * size, size)])
-    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
-
-
-class _MultiplierSource:
+class _MultiplierSource(WeightSource):
     """The wild bootstrap's weight source for the engine: ``unit_weights(seed, start,
     stop)`` are the multipliers of replicates ``start .. stop - 1`` (one per row), drawn
     from the ``wild`` stream in fixed blocks, so they do not depend on the batching."""
 
     clustered = False
+    stream = "wild"
 
     def __init__(self, name: str, n: int) -> None:
         self.name, self.n = name, n
         self.block_size = _block_size(n)
 
-    def unit_weights(self, seed: int, start: int, stop: int) -> np.ndarray:
-        return _multipliers(self.name, self.n, seed, start, stop)
+    def block(self, seed: int, j: int) -> np.ndarray:
+        return draw_multipliers(self.name, (self.block_size, self.n), generator("wild", seed, j))
 
 
 class _WildRun:

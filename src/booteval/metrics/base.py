@@ -130,6 +130,13 @@ class Evaluator(ABC):
         """Analytic standard error of the metric within each replicate."""
         raise NotImplementedError(f"{type(self).__name__} has no analytic standard error")
 
+    def alone(self) -> Evaluator:
+        """This evaluator as :meth:`Metric.bind` gives it outside
+        :func:`deferred_compression` (one system, compressed into its own cells where
+        that applies): what a door that bound several systems together hands to
+        ``booteval.ci``'s path, without computing the per-row statistics again."""
+        return self
+
 
 class RowLevelEvaluator(Evaluator):
     """An evaluator that reads row-level weights and keeps only data-derived state.
@@ -502,6 +509,13 @@ class SumEvaluator(Evaluator):
     def with_design(self, design: Design) -> SumEvaluator:
         """The same metric and data resampled under ``design`` (no automatic compression)."""
         return SumEvaluator(design=design, compress=False, **self._args)
+
+    def alone(self) -> SumEvaluator:
+        """Compressed into its own cells as a bind outside :func:`deferred_compression`
+        does (the statistics are reused)."""
+        if self.design.compressed or self.keys is None:
+            return self
+        return SumEvaluator(design=self.design, **self._args)
 
     def estimate(self) -> float:
         return float(self.from_sums(self.total[None, :])[0])

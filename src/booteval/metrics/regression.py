@@ -159,6 +159,10 @@ class ShiftedEvaluator(Evaluator):
         inner = self.inner.with_design(design)
         return None if inner is None else ShiftedEvaluator(inner, self.shift)
 
+    def alone(self) -> Evaluator:
+        inner = self.inner.alone()
+        return self if inner is self.inner else ShiftedEvaluator(inner, self.shift)
+
     def estimate(self) -> float:
         return self.inner.estimate() + self.shift
 
