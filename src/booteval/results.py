@@ -22,7 +22,7 @@ import numpy as np
 
 from .core.errors import InvalidInputError
 from .core.format import format_p_value, format_triplet
-from .core.intervals import CountedJackknife
+from .core.intervals import CLOSED_FORMS, CountedJackknife
 from .core.validation import check_confidence_level
 
 __all__ = [
@@ -518,17 +518,26 @@ class CIResult(Result):
     def describe(self, scale: float = 1.0, digits: int = 4) -> str:
         """A longer description: the interval, method, design, B and seed."""
         pct = f"{self.confidence_level * 100:g}%"
-        lines = [
-            f"{self.metric}: {self.format(scale, digits)}",
-            f"  {pct} {self.method} interval"
-            + (f" on the {self.transform} scale" if self.transform else "")
-            + f"; {self.design}",
-            f"  B = {self.n_resamples} resamples, seed = {self.seed}"
-            + (f", {self.n_undefined} undefined (dropped)" if self.n_undefined else ""),
-            f"  standard error {_significant(self.standard_error * scale, max(digits, 2))};"
-            " Monte Carlo error of "
-            f"the endpoints {self.mcse_low * scale:.2g}, {self.mcse_high * scale:.2g}",
-        ]
+        se = f"standard error {_significant(self.standard_error * scale, max(digits, 2))}"
+        undefined = f", {self.n_undefined} undefined (dropped)" if self.n_undefined else ""
+        if self.method in CLOSED_FORMS:  # a formula: the bootstrap is not the interval's
+            lines = [
+                f"{self.metric}: {self.format(scale, digits)}",
+                f"  {pct} {self.method} interval (closed form, no Monte Carlo error); "
+                f"{self.n} rows" + (f" in {self.n_clusters} clusters" if self.n_clusters else ""),
+                f"  kept for with_method(): {self.design}, B = {self.n_resamples} "
+                f"resamples, seed = {self.seed}{undefined}; bootstrap {se}",
+            ]
+        else:
+            lines = [
+                f"{self.metric}: {self.format(scale, digits)}",
+                f"  {pct} {self.method} interval"
+                + (f" on the {self.transform} scale" if self.transform else "")
+                + f"; {self.design}",
+                f"  B = {self.n_resamples} resamples, seed = {self.seed}{undefined}",
+                f"  {se}; Monte Carlo error of the endpoints "
+                f"{self.mcse_low * scale:.2g}, {self.mcse_high * scale:.2g}",
+            ]
         if self.n_clusters is not None:
             lines.append(
                 f"  {self.n_clusters} clusters; effective sample size {self.effective_n:.1f} "
