@@ -518,11 +518,12 @@ class CIResult(Result):
     def describe(self, scale: float = 1.0, digits: int = 4) -> str:
         """A longer description: the interval, method, design, B and seed."""
         pct = f"{self.confidence_level * 100:g}%"
+        head = f"{self.metric}: {self.format(scale, digits)}"  # checks scale and digits
         se = f"standard error {_significant(self.standard_error * scale, max(digits, 2))}"
         undefined = f", {self.n_undefined} undefined (dropped)" if self.n_undefined else ""
         if self.method in CLOSED_FORMS:  # a formula: the bootstrap is not the interval's
             lines = [
-                f"{self.metric}: {self.format(scale, digits)}",
+                head,
                 f"  {pct} {self.method} interval (closed form, no Monte Carlo error); "
                 f"{self.n} rows" + (f" in {self.n_clusters} clusters" if self.n_clusters else ""),
                 f"  kept for with_method(): {self.design}, B = {self.n_resamples} "
@@ -530,7 +531,7 @@ class CIResult(Result):
             ]
         else:
             lines = [
-                f"{self.metric}: {self.format(scale, digits)}",
+                head,
                 f"  {pct} {self.method} interval"
                 + (f" on the {self.transform} scale" if self.transform else "")
                 + f"; {self.design}",

@@ -26,7 +26,13 @@ from .intervals import METHODS
 from .params import ENGINES
 from .progress import report, reporter
 from .streams import generator
-from .validation import check_confidence_level, check_n_resamples, check_positive_int, check_seed
+from .validation import (
+    check_choice,
+    check_confidence_level,
+    check_n_resamples,
+    check_positive_int,
+    check_seed,
+)
 
 __all__ = [
     "ENGINES",
@@ -52,13 +58,6 @@ UNDEFINED_POLICIES = ("drop", "raise")
 
 #: ``on_undefined="drop"`` warns when more than this fraction of replicates is undefined
 UNDEFINED_WARN_FRACTION = 0.01
-
-
-def check_choice(value: object, name: str, choices: tuple[str, ...]) -> str:
-    """``value`` if it is one of ``choices``; otherwise an error listing them."""
-    if not isinstance(value, str) or value not in choices:
-        raise InvalidInputError(name, f"one of {', '.join(map(repr, choices))}", repr(value))
-    return value
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,10 @@ from .errors import InvalidInputError
 from .format import check_digits, check_scale
 from .validation import (
     MAX_RESAMPLES,
+    check_choice,
     check_confidence_level,
     check_positive_int,
+    check_resample_count,
     check_seed,
     describe_value,
 )
@@ -53,16 +55,6 @@ class Parameter:
     check: Callable[[object], object]
 
 
-def _n_resamples(value: object) -> int:
-    b = check_positive_int(value, "n_resamples")
-    if b > MAX_RESAMPLES:
-        raise InvalidInputError(
-            "n_resamples", f"at most {MAX_RESAMPLES:,}", f"{b:,}",
-            "Every replicate is kept (8 bytes each, per system).",
-        )  # fmt: skip
-    return b
-
-
 def _seed(value: object) -> object:
     return None if value is None else check_seed(value)
 
@@ -75,14 +67,7 @@ def _optional_count(name: str) -> Callable[[object], int | None]:
 
 
 def _choice(name: str, choices: tuple[str, ...]) -> Callable[[object], str]:
-    def check(value: object) -> str:
-        if not isinstance(value, str) or value not in choices:
-            raise InvalidInputError(
-                name, "one of " + ", ".join(repr(c) for c in choices), describe_value(value)
-            )
-        return value
-
-    return check
+    return lambda value: check_choice(value, name, choices)
 
 
 def _mapping_or_none(name: str) -> Callable[[object], Mapping[str, Any] | None]:
@@ -112,7 +97,7 @@ PARAMETERS: dict[str, Parameter] = {
     "confidence_level": Parameter(
         "a number strictly between 0 and 1 (e.g. 0.95)", check_confidence_level
     ),
-    "n_resamples": Parameter(f"an integer from 1 to {MAX_RESAMPLES:,}", _n_resamples),
+    "n_resamples": Parameter(f"an integer from 1 to {MAX_RESAMPLES:,}", check_resample_count),
     "seed": Parameter(
         "None, a non-negative integer, a numpy SeedSequence or a numpy Generator", _seed
     ),

@@ -351,6 +351,27 @@ def check_same_length(arrays: dict[str, np.ndarray]) -> int:
     return next(iter(lengths.values()))
 
 
+def check_choice(
+    value: object, name: str, choices: tuple[str, ...], aliases: dict[str, str] | None = None
+) -> str:
+    """``value`` if it is one of ``choices`` (or an alias of one, given as its canonical
+    name); otherwise an error naming ``name`` and listing them: the one check of a choice.
+
+    Examples
+    --------
+    >>> check_choice("bca", "method", ("percentile", "bca"))
+    'bca'
+    >>> check_choice("pearson_r", "coefficient", ("pearson",), {"pearson_r": "pearson"})
+    'pearson'
+    """
+    if isinstance(value, str):
+        canonical = (aliases or {}).get(value, value)
+        if canonical in choices:
+            return canonical
+    valid = ", ".join(map(repr, (*choices, *(aliases or ()))))
+    raise InvalidInputError(name, f"one of {valid}", describe_value(value))
+
+
 def check_confidence_level(confidence_level: object) -> float:
     """A float strictly between 0 and 1.
 
@@ -387,8 +408,15 @@ def check_positive_int(value: object, name: str, *, minimum: int = 1) -> int:
 MAX_RESAMPLES = 10_000_000
 
 
-def check_n_resamples(n_resamples: object, confidence_level: float) -> int:
-    """Enough resamples that each tail of the interval holds at least one replicate."""
+def check_resample_count(n_resamples: object) -> int:
+    """A whole number of resamples from 1 to :data:`MAX_RESAMPLES` (the one check of
+    ``n_resamples`` that does not depend on the level; :func:`check_n_resamples` adds it).
+
+    Examples
+    --------
+    >>> check_resample_count(1000)
+    1000
+    """
     b = check_positive_int(n_resamples, "n_resamples")
     if b > MAX_RESAMPLES:
         raise InvalidInputError(
@@ -399,6 +427,12 @@ def check_n_resamples(n_resamples: object, confidence_level: float) -> int:
             "method can be formed again from one run; the Monte Carlo error of the "
             "endpoints at 1,000,000 resamples is already below 0.3 % of the standard error.",
         )
+    return b
+
+
+def check_n_resamples(n_resamples: object, confidence_level: float) -> int:
+    """Enough resamples that each tail of the interval holds at least one replicate."""
+    b = check_resample_count(n_resamples)
     tail = (1.0 - confidence_level) / 2.0
     needed = math.ceil(1.0 / tail - 1e-9)
     if b < needed:

@@ -28,6 +28,7 @@ import numpy as np
 from ..core.errors import DegenerateIntervalWarning, InvalidInputError, warn
 from ..core.format import format_triplet
 from ..core.params import ALTERNATIVES, validated
+from ..core.validation import check_confidence_level
 from ..metrics.base import doc_fragments
 from ..results import Result
 
@@ -117,22 +118,6 @@ def _describe(value: Any) -> str:
     return f"{text} (type {type(value).__name__})"
 
 
-def _check_confidence_level(confidence_level: Any) -> float:
-    if isinstance(confidence_level, bool) or not isinstance(confidence_level, numbers.Real):
-        raise InvalidInputError(
-            "confidence_level", "a float strictly between 0 and 1", _describe(confidence_level)
-        )
-    level = float(confidence_level)
-    if not (0.0 < level < 1.0):
-        hint = ""
-        if 1.0 < level < 100.0:
-            hint = f"Did you mean {level / 100:g}?"
-        raise InvalidInputError(
-            "confidence_level", "a float strictly between 0 and 1", repr(confidence_level), hint
-        )
-    return level
-
-
 def _check_integer(value: Any, name: str, *, minimum: int) -> int:
     """Accept Python/NumPy integers and integral floats; reject bools and everything else."""
     expected = f"an integer >= {minimum}"
@@ -173,7 +158,7 @@ def zero_se_test(estimate: float, alternative: str, why: str) -> tuple[float, fl
 def _check_binomial(successes: Any, n: Any, confidence_level: Any) -> tuple[int, int, float]:
     """``(successes, n)`` as integers with ``0 <= successes <= n`` and ``n >= 1``, and the
     confidence level."""
-    level = _check_confidence_level(confidence_level)
+    level = check_confidence_level(confidence_level)
     n_ = _check_integer(n, "n", minimum=1)
     k = _check_integer(successes, "successes", minimum=0)
     if k > n_:
@@ -512,7 +497,7 @@ def fisher_z_interval(
     >>> print(fisher_z_interval(0.6, 50, coefficient="kendall"))
     0.6000 (0.4638, 0.7085)
     """
-    level = _check_confidence_level(confidence_level)
+    level = check_confidence_level(confidence_level)
     kind = coefficient.lower() if isinstance(coefficient, str) else coefficient
     if kind not in _FISHER_OFFSETS:
         raise InvalidInputError(

@@ -11,12 +11,12 @@ import numpy as np
 from ..core.errors import DegenerateIntervalWarning, warn
 from ..core.format import format_triplet
 from ..core.params import validated
+from ..core.validation import check_confidence_level
 from ..results import Difference, protocol_defaults
 from .analytic import (
     AnalyticInterval,
     _check_alternative,
     _check_binary_labels,
-    _check_confidence_level,
     _check_scores,
     _normal_quantile,
     zero_se_test,
@@ -200,7 +200,7 @@ def delong_interval(
     >>> print(ci)
     0.8889 (0.5809, 1.0000)
     """
-    level = _check_confidence_level(confidence_level)
+    level = check_confidence_level(confidence_level)
     is_pos = _check_binary_labels(y_true, pos_label)
     score = _check_scores(y_score, "y_score", n_rows=is_pos.shape[0])
     v10, v01 = _placements(score, is_pos)
@@ -290,7 +290,7 @@ def delong_test(
     >>> round(t.p_value, 4)
     0.1138
     """
-    level = _check_confidence_level(confidence_level)
+    level = check_confidence_level(confidence_level)
     alt = _check_alternative(alternative)
     is_pos = _check_binary_labels(y_true, pos_label)
     rows = is_pos.shape[0]

@@ -38,7 +38,8 @@ from scipy.stats import norm
 
 from ..core.errors import InvalidInputError
 from ..core.params import ALTERNATIVES, validated
-from .analytic import AnalyticInterval, _check_confidence_level, _describe
+from ..core.validation import check_confidence_level
+from .analytic import AnalyticInterval, _describe
 from .analytic import wilson_interval as _wilson  # the Wilson interval of each margin
 
 __all__ = [
@@ -134,7 +135,7 @@ def _score_interval(
     bounds: Callable[[tuple[int, int, int, int], float], tuple[float, float]], name: str,
 ) -> AnalyticInterval:  # fmt: skip
     """The interval ``bounds`` gives for ``B - A`` on the 2 x 2 table of the two systems."""
-    level = _check_confidence_level(confidence_level)
+    level = check_confidence_level(confidence_level)
     counts = paired_counts(correct_a, correct_b)
     n = sum(counts)
     low, high = bounds(counts, level)

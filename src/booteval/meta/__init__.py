@@ -86,7 +86,7 @@ import numpy as np
 
 from ..core.errors import InvalidInputError
 from ..core.options import entry_point
-from ..core.validation import check_n_resamples, check_seed, describe_value
+from ..core.validation import check_choice, check_n_resamples, check_seed, describe_value
 from .compare import compare_correlations
 from .core import (
     ALTERNATIVES,
@@ -97,7 +97,6 @@ from .core import (
     RESAMPLE,
     Problem,
     bootstrap,
-    choice,
     common_iv,
     correlate_prepared,
     matrices_iv,
@@ -134,7 +133,7 @@ def _plan(
     (``None`` for Fisher's z, which resamples nothing), B (0 without resampling) and seed."""
     lv, co, me, lev = common_iv(level, coefficient, method, confidence_level)
     if resample is not None:
-        resample = choice(resample, "resample", RESAMPLE)
+        resample = check_choice(resample, "resample", RESAMPLE)
     if me == "fisher" or resample is None:
         return lv, co, "fisher", lev, None, 0, check_seed(seed)
     return lv, co, me, lev, resample, check_n_resamples(n_resamples, lev), check_seed(seed)

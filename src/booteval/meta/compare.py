@@ -14,7 +14,7 @@ from ..core.errors import InvalidInputError, collect_warnings, warn
 from ..core.intervals import compute_interval
 from ..core.lazy import stats as _stats
 from ..core.options import entry_point
-from ..core.validation import check_n_resamples, check_seed
+from ..core.validation import check_choice, check_n_resamples, check_seed
 from ..core.weights import WeightSource
 from ..results import freeze
 from . import kernels as K
@@ -28,7 +28,6 @@ from .core import (
     as_matrix,
     bootstrap,
     check_undefined,
-    choice,
     common_iv,
     describe_design,
     jackknife_values,
@@ -335,10 +334,10 @@ def compare_correlations(
             "Compare correlations with the paired bootstrap, a permutation test or Williams' "
             "test (reported at the system level).",
         )  # fmt: skip
-    resample = choice(resample, "resample", RESAMPLE)
+    resample = check_choice(resample, "resample", RESAMPLE)
     if permutation is not None:
-        permutation = choice(permutation, "permutation", RESAMPLE)
-    alternative = choice(alternative, "alternative", ALTERNATIVES)
+        permutation = check_choice(permutation, "permutation", RESAMPLE)
+    alternative = check_choice(alternative, "alternative", ALTERNATIVES)
     b = check_n_resamples(n_resamples, lev)
     seed_int = check_seed(seed)
     xa = as_matrix(X_a, "X_a")

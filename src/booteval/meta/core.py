@@ -19,7 +19,7 @@ from ..core.errors import (
     warn,
 )
 from ..core.intervals import compute_interval, methods_offered
-from ..core.validation import check_confidence_level, describe_value, to_numpy
+from ..core.validation import check_choice, check_confidence_level, to_numpy
 from ..core.weights import WeightSource
 from ..inference.analytic import fisher_z_interval
 from ..results import LazyJackknife, freeze
@@ -42,15 +42,6 @@ MIN_SYSTEMS = 3
 
 
 # ------------------------------------------------------------------------------ validation
-def choice(value: object, name: str, choices: tuple[str, ...], aliases: dict | None = None):
-    if isinstance(value, str):
-        v = (aliases or {}).get(value, value)
-        if v in choices:
-            return v
-    valid = ", ".join(map(repr, choices + tuple(aliases or ())))
-    raise InvalidInputError(name, f"one of {valid}", describe_value(value))
-
-
 def as_matrix(a: object, name: str) -> np.ndarray:
     if a is None:
         raise InvalidInputError(name, "a 2-D array (systems x inputs)", "None")
@@ -107,9 +98,9 @@ def matrices_iv(x: object, z: object, x_name: str = "X") -> tuple[np.ndarray, ..
 def common_iv(
     level: object, coefficient: object, method: object, confidence_level: object
 ) -> tuple[str, str, str, float]:
-    lv = choice(level, "level", LEVELS, LEVEL_ALIASES)
-    co = choice(coefficient, "coefficient", COEFFICIENTS)
-    me = choice(method, "method", METHODS)
+    lv = check_choice(level, "level", LEVELS, LEVEL_ALIASES)
+    co = check_choice(coefficient, "coefficient", COEFFICIENTS)
+    me = check_choice(method, "method", METHODS)
     return lv, co, me, check_confidence_level(confidence_level)
 
 
@@ -473,7 +464,7 @@ class Rebuild:
         self.jackknife, self.metric, self.human = jackknife, metric, human
 
     def __call__(self, method: str, level: float) -> CorrelationResult:
-        method = choice(method, "method", METHODS)
+        method = check_choice(method, "method", METHODS)
         level = check_confidence_level(level)
         res = build_result(
             self.prob, method, level, self.resample, self.values, self.n_resamples,

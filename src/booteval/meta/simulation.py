@@ -12,7 +12,7 @@ from ..core.intervals import compute_interval
 from ..core.options import accepts_options
 from ..core.params import validated
 from ..core.streams import generator, seed_sequence
-from ..core.validation import check_n_resamples, check_positive_int, check_seed
+from ..core.validation import check_choice, check_n_resamples, check_positive_int, check_seed
 from ..inference.analytic import fisher_z_interval
 from . import core as M
 from .results import CoverageRow, CoverageTable
@@ -151,8 +151,8 @@ def simulate_correlation_coverage(
      ('both', 'percentile')]
     """
     lv, co, _, lev = M.common_iv(level, coefficient, "percentile", confidence_level)
-    designs = tuple(M.choice(d, "designs", M.RESAMPLE) for d in designs)
-    methods = tuple(M.choice(m, "methods", M.BOOTSTRAP_METHODS) for m in methods)
+    designs = tuple(check_choice(d, "designs", M.RESAMPLE) for d in designs)
+    methods = tuple(check_choice(m, "methods", M.BOOTSTRAP_METHODS) for m in methods)
     if not designs and not fisher:
         raise InvalidInputError("designs", "at least one design, or fisher=True", "none")
     if designs and not methods:
