@@ -69,6 +69,7 @@ from ..core.errors import InvalidInputError
 from ..core.intervals import methods_offered
 from ..core.options import entry_point
 from ..metrics.base import matmul, safe_divide
+from ..metrics.confusion import confusion_parts, confusion_ratio, zero_division_value
 from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze
 
 __all__ = [
@@ -139,19 +140,11 @@ def _check_pair(y_true: object, y_pred: object) -> tuple[np.ndarray, np.ndarray]
 def _scores(
     tp: np.ndarray, fn: np.ndarray, fp: np.ndarray, metric: str, undefined: str
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per-label scores (NaN where undefined) and the undefined mask, any leading shape."""
-    if metric == "recall":
-        num, den = tp, tp + fn
-    else:
-        num, den = 2.0 * tp, 2.0 * tp + fp + fn
-    undef = den <= 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        vals = np.where(undef, np.nan, num / np.where(undef, 1.0, den))
-    if undefined == "zero":
-        vals = np.where(undef, 0.0, vals)
-    elif undefined == "one":
-        vals = np.where(undef, 1.0, vals)
-    return vals, undef
+    """Per-label scores (the confusion-count core's, ``undefined``'s value where a label's
+    is undefined: NaN for ``"exclude"``) and the undefined mask, any leading shape."""
+    _, den = confusion_parts(metric, tp, fp, fn)
+    vals = confusion_ratio(metric, tp, fp, fn, zero_division=zero_division_value(undefined))
+    return vals, np.asarray(den) <= 0
 
 
 def _nanmean_rows(vals: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:

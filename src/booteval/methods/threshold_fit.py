@@ -22,6 +22,7 @@ from ..core.validation import (
     check_same_length,
     describe_value,
 )
+from ..metrics.confusion import CONFUSION_RATIOS, confusion_ratio
 
 # ------------------------------------------------------------------ metrics
 # Each metric maps weighted confusion counts (arrays of equal shape) to values,
@@ -29,44 +30,19 @@ from ..core.validation import (
 CountMetric = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
-    out = np.full(np.broadcast(num, den).shape, np.nan)
-    np.divide(num, den, out=out, where=den > 0)
-    return out
+def _count_metric(name: str) -> CountMetric:
+    """The ratio ``name`` of the confusion-count core (NaN where undefined)."""
 
+    def metric(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> np.ndarray:
+        return confusion_ratio(name, tp, fp, fn, tn)
 
-def _f1(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> np.ndarray:
-    return _ratio(2.0 * tp, 2.0 * tp + fp + fn)
-
-
-def _precision(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> np.ndarray:
-    return _ratio(tp, tp + fp)
-
-
-def _recall(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> np.ndarray:
-    return _ratio(tp, tp + fn)
-
-
-def _specificity(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> np.ndarray:
-    return _ratio(tn, tn + fp)
-
-
-def _youden(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> np.ndarray:
-    return _recall(tp, fp, fn, tn) + _specificity(tp, fp, fn, tn) - 1.0
-
-
-def _accuracy(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> np.ndarray:
-    return _ratio(tp + tn, tp + fp + fn + tn)
+    metric.__name__ = name
+    return metric
 
 
 _METRICS: dict[str, tuple[CountMetric, tuple[float, float]]] = {
-    "f1": (_f1, (0.0, 1.0)),
-    "precision": (_precision, (0.0, 1.0)),
-    "recall": (_recall, (0.0, 1.0)),
-    "specificity": (_specificity, (0.0, 1.0)),
-    "youden": (_youden, (-1.0, 1.0)),
-    "accuracy": (_accuracy, (0.0, 1.0)),
+    name: (_count_metric(name), (-1.0, 1.0) if name == "youden" else (0.0, 1.0))
+    for name in CONFUSION_RATIOS
 }
 
 #: Names of the operating-point metrics (``metric=``).

@@ -12,7 +12,6 @@ macro average, where its undefined terms follow ``zero_division``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -23,6 +22,7 @@ from ..core.design import Design
 from ..core.errors import InvalidInputError
 from ..core.validation import as_label_array, check_label_pair, check_same_length
 from .base import Evaluator, Metric, SumEvaluator, row_sum, safe_divide
+from .confusion import confusion_parts, zero_division_value
 from .linearize import confusion_gradient
 
 __all__ = [
@@ -37,15 +37,6 @@ __all__ = [
 ]
 
 AVERAGES = ("binary", "macro", "micro", "weighted")
-
-_Parts = Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
-#: each averaged metric's per-class numerator and denominator, (m, k) arrays, from the
-#: true positives and the predicted and true counts of each class
-_PARTS: dict[str, _Parts] = {
-    "precision": lambda tp, pred, true: (tp, pred),
-    "recall": lambda tp, pred, true: (tp, true),
-    "f1": lambda tp, pred, true: (2 * tp, pred + true),
-}
 
 #: the same ratios as (alpha, beta_pred, beta_true): alpha tp / (beta_pred pred + beta_true true)
 _WEIGHTS: dict[str, tuple[float, float, float]] = {
@@ -67,16 +58,6 @@ def _encode_pair(
             f"{y_pred.dtype} labels against {y_true.dtype} labels",
         ) from None
     return classes, codes[: y_true.size], codes[y_true.size :]
-
-
-def _check_zero_division(value: object) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not (value in (0, 1) or np.isnan(value))
-    ):
-        raise InvalidInputError("zero_division", "0, 1 or numpy.nan", repr(value))
-    return float(value)
 
 
 class _LabelMetric(Metric):
@@ -191,7 +172,7 @@ class _AveragedMetric(_ConfusionMetric):
             raise InvalidInputError(
                 "average", f"one of {', '.join(map(repr, AVERAGES))}", repr(average)
             )
-        zero_division = _check_zero_division(zero_division)
+        zero_division = zero_division_value(zero_division)
         params: dict[str, Any] = {} if average == "binary" else {"average": average}
         if average == "binary" and pos_label != 1:
             params["pos_label"] = pos_label
@@ -223,7 +204,8 @@ class _AveragedMetric(_ConfusionMetric):
         tp = np.diagonal(cm, axis1=1, axis2=2)
         pred = cm.sum(axis=1)
         true = cm.sum(axis=2)
-        num, den = _PARTS[self.name](tp, pred, true)
+        # the confusion-count core's ratio, from each class's tp, fp = pred - tp, fn = true - tp
+        num, den = confusion_parts(self.name, tp, pred - tp, true - tp)
         zd = self.zero_division
         if self.average == "binary":
             j = ctx["pos"]
@@ -334,7 +316,7 @@ class MatthewsCorrCoef(_ConfusionMetric):
     bounds = (-1.0, 1.0)
 
     def __init__(self, *, zero_division: float = 0.0) -> None:
-        zd = _check_zero_division(zero_division)
+        zd = zero_division_value(zero_division)
         super().__init__(**({"zero_division": zd} if zd != 0.0 else {}))
         self.zero_division = zd
 
