@@ -40,11 +40,16 @@ def main(argv: list[str] | None = None) -> int:
     argv : list of str, optional
         The arguments (default: ``sys.argv[1:]``).
     """
-    parser = build_parser()
-    try:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:  # booteval's modules load here, on first use: Ctrl-C may come during the imports
+        parser = build_parser()
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version and usage errors
         return int(exc.code or 0) if not isinstance(exc.code, str) else 2
+    except KeyboardInterrupt:
+        command = next((a for a in argv if not a.startswith("-")), None)
+        print(f"booteval{' ' + command if command else ''}: interrupted", file=sys.stderr)
+        return 130
     if not getattr(args, "command", None):
         parser.print_help()
         return 0
