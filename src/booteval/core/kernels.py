@@ -530,13 +530,32 @@ def stacked_runner(parts: list[object], strata: np.ndarray | None = None) -> Run
     stats = np.ascontiguousarray(np.hstack([ev.unit_stats for ev in evaluators]), dtype=np.float64)
     edges = np.r_[0, np.cumsum(widths)]
     kernel_sums = _kernel_sums(stats, strata)
+    with_se = all(ev.se_by_sums for ev in evaluators)  # each system's studentized sums
+    prepared: list[tuple[Callable[[int, int, int], np.ndarray], np.ndarray]] = []
 
-    def run(seed: int, start: int, stop: int, want_se: bool) -> tuple[np.ndarray, None]:
-        sums = kernel_sums(seed, start, stop)
+    def run(
+        seed: int, start: int, stop: int, want_se: bool
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         values = np.empty((stop - start, len(evaluators)))
+        if not (want_se and with_se):
+            sums = kernel_sums(seed, start, stop)
+            for j, (ev, shift) in enumerate(zip(evaluators, shifts, strict=True)):
+                values[:, j] = np.asarray(ev.from_sums(sums[:, edges[j] : edges[j + 1]])) + shift
+            return values, None
+        if not prepared:  # every system's standard-error statistics, side by side
+            blocks = [np.asarray(ev.se_stats, dtype=np.float64) for ev in evaluators]
+            se_edges = np.r_[0, np.cumsum([b.shape[1] for b in blocks])]
+            prepared.append(
+                (_kernel_sums(np.ascontiguousarray(np.hstack(blocks)), strata), se_edges)
+            )
+        se_sums, se_edges = prepared[0]
+        sums = se_sums(seed, start, stop)
+        ses = np.empty_like(values)
         for j, (ev, shift) in enumerate(zip(evaluators, shifts, strict=True)):
-            values[:, j] = np.asarray(ev.from_sums(sums[:, edges[j] : edges[j + 1]])) + shift
-        return values, None
+            part = sums[:, se_edges[j] : se_edges[j + 1]]
+            values[:, j] = np.asarray(ev.from_sums(part[:, : widths[j]]), dtype=float) + shift
+            ses[:, j] = ev.se_from_sums(part)
+        return values, ses
 
-    run.has_standard_error = False  # type: ignore[attr-defined]
+    run.has_standard_error = with_se  # type: ignore[attr-defined]
     return run

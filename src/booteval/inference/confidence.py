@@ -306,15 +306,24 @@ class SharedDraws:
     :func:`booteval.ci` gives for that system.
     """
 
-    def __init__(self, key: object, values: np.ndarray) -> None:
+    def __init__(self, key: object, values: np.ndarray, ses: np.ndarray | None = None) -> None:
         self.key = key
         self.values = values
+        #: each system's standard error in each replicate, ``(B, K)``, where the run
+        #: computed them (a studentized interval takes them from the same draws)
+        self.ses = ses
 
-    def column(self, key: object, j: int, b: int) -> np.ndarray | None:
-        """System ``j``'s replicates, where ``key`` and ``b`` are those of these draws."""
+    def column(
+        self, key: object, j: int, b: int, want_se: bool = False
+    ) -> tuple[np.ndarray, np.ndarray | None] | None:
+        """System ``j``'s replicates (and standard errors, where ``want_se``), where ``key``
+        and ``b`` are those of these draws; ``None`` where the system must run alone."""
         if key is None or key != self.key or self.values.shape[0] != b:
             return None
-        return np.ascontiguousarray(self.values[:, j])
+        if want_se and self.ses is None:
+            return None
+        ses = np.ascontiguousarray(self.ses[:, j]) if want_se and self.ses is not None else None
+        return np.ascontiguousarray(self.values[:, j]), ses
 
 
 def system_ci(
@@ -415,16 +424,16 @@ def _run(
     n = arrays[0].shape[0]
     want_se = method in STUDENTIZED
     compiled, engine_note = compiled_runner(evaluator, source, opts.engine, want_se=want_se)
-    reps = None
-    if shared is not None and not want_se:
-        reps = shared[0].column(draw_key(evaluator, source, compiled), shared[1], b)
-    if reps is None:
+    found = None
+    if shared is not None:
+        found = shared[0].column(draw_key(evaluator, source, compiled), shared[1], b, want_se)
+    if found is None:
         reps, ses = run_replicates(
             evaluator, source, b, seed_int, opts.batch, want_se=want_se, n_inner=opts.n_inner,
             workers=opts.workers, compiled=compiled,
         )  # fmt: skip
     else:
-        ses = None
+        reps, ses = found
     design_text = describe_source(design, source) + (
         ", numba engine" if compiled is not None else ""
     )
