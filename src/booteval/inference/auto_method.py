@@ -380,10 +380,13 @@ def case_of(
 
 def paired_case_of(
     m: Metric, arrays_a: tuple[np.ndarray, ...], arrays_b: tuple[np.ndarray, ...], design: Any,
-    *, studentized: bool = True, analytic_se: bool = True,
+    *, studentized: bool = True, analytic_se: bool = True, known_outcomes: tuple | None = None,
 ) -> Case:  # fmt: skip
-    """The :class:`Case` of :func:`booteval.compare`'s difference ``B - A`` of a metric."""
-    y_a, y_b = outcomes(m, arrays_a), outcomes(m, arrays_b)
+    """The :class:`Case` of :func:`booteval.compare`'s difference ``B - A`` of a metric
+    (``known_outcomes``: both systems' :func:`outcomes`, where already computed)."""
+    if known_outcomes is None:
+        known_outcomes = (outcomes(m, arrays_a), outcomes(m, arrays_b))
+    y_a, y_b = known_outcomes
     discordant = None
     kind = "mean-difference" if isinstance(m, Accuracy | Mean) else "difference"
     if y_a is not None and y_b is not None:

@@ -75,7 +75,7 @@ from ..distributed.run import TableRun, run_table, source_kind
 from ..metrics import Metric, resolve_metric
 from ..metrics.base import deferred_compression
 from ..results import freeze
-from .auto_method import CLOSED_FORMS, choose, paired_case_of, paired_closed_form
+from .auto_method import CLOSED_FORMS, choose, outcomes, paired_case_of, paired_closed_form
 from .confidence import SharedDraws, system_ci
 from .leaderboard_results import (
     LeaderboardEntry,
@@ -421,6 +421,7 @@ def _pair_methods(
     if not auto:
         return dict.fromkeys(pairs, method)
     grads = [getattr(p, "gradient", None) is not None for p in stacked.parts]
+    ys = [outcomes(m, arrays[name]) for name in names]  # once per system, not per pair
     out: dict[tuple[int, int], str] = {}
     for ia, ib in pairs:
         if (ib, ia) in out:  # the rule does not depend on the orientation
@@ -428,7 +429,7 @@ def _pair_methods(
             continue
         case = paired_case_of(
             m, arrays[names[ia]], arrays[names[ib]], plan, studentized=studentized,
-            analytic_se=grads[ia] and grads[ib],
+            analytic_se=grads[ia] and grads[ib], known_outcomes=(ys[ia], ys[ib]),
         )  # fmt: skip
         out[(ia, ib)] = choose(case).method
     return out
