@@ -59,6 +59,13 @@ print("finished", flush=True)
 _STOPS_WITHIN = 3.0
 
 
+def _stop_limit() -> float:
+    """Seconds a run may take to stop after Ctrl-C: 3, or more on a machine that is loaded
+    now (as long as a fresh interpreter takes to load booteval's run), so that the pass
+    does not depend on what else the machine is doing."""
+    return max(_STOPS_WITHIN, _startup_seconds())
+
+
 def _startup_seconds() -> float:
     """How long a fresh interpreter takes to import what a run of the command line loads
     (booteval imports its modules on first use: the parser's, and ``ci``'s engine with
@@ -109,7 +116,8 @@ def test_ctrl_c_stops_the_api_within_a_second(workers):
     elapsed, code, err = _interrupt_after_start([sys.executable, "-c", _API_RUN, str(workers)])
     assert "KeyboardInterrupt" in err
     assert code != 0
-    assert elapsed < _STOPS_WITHIN, f"stopped {elapsed:.1f} s after Ctrl-C"
+    limit = _stop_limit()
+    assert elapsed < limit, f"stopped {elapsed:.1f} s after Ctrl-C (limit {limit:.1f} s)"
 
 
 @pytest.mark.slow
@@ -143,4 +151,5 @@ def test_ctrl_c_on_the_command_exits_130_with_one_line(tmp_path):
     lines = [line for line in err.splitlines() if line.strip()]
     assert lines[-1] == "booteval ci: interrupted", err
     assert "Traceback" not in err
-    assert elapsed < _STOPS_WITHIN, f"stopped {elapsed:.1f} s after Ctrl-C"
+    limit = _stop_limit()
+    assert elapsed < limit, f"stopped {elapsed:.1f} s after Ctrl-C (limit {limit:.1f} s)"

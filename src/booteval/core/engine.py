@@ -376,7 +376,7 @@ def engine_note(
 
 def run_on_engine(
     evaluator: Evaluator | Any, source: Design | Any, opts: RunOptions, *, want_se: bool = False,
-    workers: int | None = None, batch: int | None = None,
+    workers: int | None = None, batch: int | None = None, se_if_compiled: bool = False,
 ) -> tuple[np.ndarray, np.ndarray | None, tuple[str, ...], str, object]:  # fmt: skip
     """:func:`run_replicates` on the engine ``opts.engine`` names.
 
@@ -386,9 +386,13 @@ def run_on_engine(
     ``opts.engine`` asks for them and they cover the evaluator and its weight source (see
     :func:`compiled_runner`); the notes say when
     ``engine="numba"`` was asked for and the NumPy engine ran. ``workers`` and ``batch``
-    default to the options' own.
+    default to the options' own. ``se_if_compiled``: the standard errors too where the
+    compiled runner draws them on the same draws (several systems: each system's), and
+    none otherwise (never a slower engine for them).
     """
     compiled, note = compiled_runner(evaluator, source, opts.engine, want_se=want_se)
+    if se_if_compiled and not want_se:
+        want_se = bool(getattr(compiled, "has_standard_error", False))
     reps, ses = run_replicates(
         evaluator, source, opts.n_resamples, opts.seed,
         opts.batch if batch is None else batch, want_se=want_se, n_inner=opts.n_inner,

@@ -455,7 +455,12 @@ def compare(
         )  # fmt: skip
     source = weight_source(design, plan, stacked.design, clusters, opts.method)
     ses = estimate_se = None
-    reps, _, engine_notes, ran, key = run_on_engine(stacked, source, opts)
+    # each system's standard errors from the same draws too, where the compiled engine has
+    # them (sum metrics) and its own interval may be studentized (as booteval.ci's)
+    shared_se = (auto or opts.method in STUDENTIZED) and design == "multinomial"
+    reps, system_ses, engine_notes, ran, key = run_on_engine(
+        stacked, source, opts, se_if_compiled=shared_se
+    )
     if opts.method in STUDENTIZED:
         ses, estimate_se = _mean_difference_ses(m, arrays, plan, source, opts, key)
         if ses is None:
@@ -466,9 +471,9 @@ def compare(
                 want_se=True, n_inner=opts.n_inner, workers=opts.workers,
             )  # fmt: skip
             ran, engine_notes = "", engine_note(opts.engine, diff_ev, source)
-            key = draw_key(stacked, source, None)
+            key, system_ses = draw_key(stacked, source, None), None
             estimate_se = _estimate_se(diff_ev)
-    shared = SharedDraws(key, reps)
+    shared = SharedDraws(key, reps, system_ses)
     defined = np.isfinite(reps).all(axis=1)
     n_undefined = screen_undefined(
         defined, f"metric {m.label!r} (on system {name_a} or {name_b})", opts.on_undefined,
@@ -481,7 +486,7 @@ def compare(
     with collect_warnings() as caught:
         diff_hat, diffs, se_hat, out, own = _paired_intervals(
             opts.method, est, reps, jack, opts.confidence_level, m.bounds, opts.bca_ties,
-            rep_ses, estimate_se,
+            rep_ses, estimate_se, systems=False,
         )  # fmt: skip
         # each system's own interval: booteval.ci's, from these draws where ci draws the same
         own = [
@@ -544,14 +549,15 @@ def compare(
 def _paired_intervals(
     method: str, est: np.ndarray, reps: np.ndarray, jack: Any, level: float,
     metric_bounds: tuple[float, float] | None, ties: str, rep_ses: np.ndarray | None = None,
-    estimate_se: float | None = None,
+    estimate_se: float | None = None, systems: bool = True,
 ) -> tuple[float, np.ndarray, float, Any, list[Any]]:  # fmt: skip
     """The difference ``B - A`` from ``(B, 2)`` replicates: its estimate, replicates and SE
     (their standard deviation), its interval, and each system's own interval.
 
     A studentized interval scales ``t*`` by ``estimate_se``, the standard error of the
     difference on the original data computed as each replicate's was (see
-    :func:`_estimate_se`); the standard deviation of the differences where not given."""
+    :func:`_estimate_se`); the standard deviation of the differences where not given.
+    ``systems=False``: no system's own interval (the caller forms them as ``ci`` does)."""
     diffs = reps[:, 1] - reps[:, 0]
     diff_hat = float(est[1] - est[0])
     bounds = None
@@ -572,7 +578,7 @@ def _paired_intervals(
                 reps[:, j], level, jackknife=None if jack is None else jack[:, j],
                 bounds=metric_bounds, ties=ties, warn=False,
             )
-            for j in (0, 1)
+            for j in ((0, 1) if systems else ())
         ]  # fmt: skip
     for w in caught:
         warn(w.message, w.category, stacklevel=3)

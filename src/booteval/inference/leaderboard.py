@@ -55,7 +55,6 @@ from ..core.design import make_design
 from ..core.engine import (
     check_choice,
     check_run_options,
-    compiled_runner,
     run_on_engine,
     screen_undefined,
 )
@@ -360,8 +359,9 @@ def leaderboard(
     # each system's standard errors from the shared draws too, where the compiled engine has
     # them for every system (sums of per-row statistics) and a system may be studentized
     want_se = (auto or opts.method in STUDENTIZED) and design == "multinomial"
-    want_se = want_se and _stacked_standard_errors(stacked, source, opts.engine)
-    reps, ses, engine_notes, ran, key = run_on_engine(stacked, source, run_opts, want_se=want_se)
+    reps, ses, engine_notes, ran, key = run_on_engine(
+        stacked, source, run_opts, se_if_compiled=want_se
+    )
     shared = SharedDraws(key, reps, ses)
     defined = np.isfinite(reps).all(axis=1)
     n_undefined = screen_undefined(
@@ -402,12 +402,6 @@ def leaderboard(
         "paired " + describe_source(plan, source) + ran, systems_ci=systems_ci,
         pair_methods=pair_methods, pair_of=pair_of,
     )  # fmt: skip
-
-
-def _stacked_standard_errors(stacked: StackedEvaluator, source: Any, engine: str) -> bool:
-    """Whether the compiled engine draws every system's standard errors in the shared run."""
-    runner, _ = compiled_runner(stacked, source, engine, want_se=True)
-    return runner is not None
 
 
 def _pair_methods(
