@@ -300,7 +300,9 @@ class _Forward(types.ModuleType):
         return getattr(importlib.import_module(self._target), attr)
 
 
-for _old in set(_OLD_MODULES) & set(_PUBLIC):
+for _name in sorted(set(_OLD_MODULES) & set(_PUBLIC)):
     sys.modules.setdefault(
-        f"{__name__}.{_old}", _Forward(f"{__name__}.{_old}", f"{__name__}.{_OLD_MODULES[_old]}")
+        f"{__name__}.{_name}",
+        _Forward(f"{__name__}.{_name}", f"{__name__}.{_OLD_MODULES[_name]}"),
     )
+del _name
