@@ -21,8 +21,8 @@ import booteval
 def report(title: str, rows: list[tuple[str, booteval.CIResult]]) -> None:
     print(f"\n{title}")
     width = max(len(name) for name, _ in rows)
-    for name, r in rows:
-        print(f"  {name:<{width}}  {r.format(scale=100, digits=2)}")
+    for name, r in rows:  # each with the method that method="auto" chose for it
+        print(f"  {name:<{width}}  {r.format(scale=100, digits=2)}  {r.method}")
 
 
 def main() -> None:
@@ -39,7 +39,7 @@ def main() -> None:
         pred = model.predict(X_te)
         score = model.predict_proba(X_te)[:, 1]
         report(
-            f"breast cancer, {name} ({len(y_te)} test rows; x100, BCa 95 %, B = 10,000)",
+            f"breast cancer, {name} ({len(y_te)} test rows; x100, 95 %, B = 10,000)",
             [
                 ("accuracy", booteval.ci(y_te, pred, metric="accuracy", seed=0)),
                 ("F1", booteval.ci(y_te, pred, metric="f1", seed=0)),

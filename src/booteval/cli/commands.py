@@ -487,7 +487,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         wide.to_csv(wide_path, index=False)
         long.to_csv(long_path, index=False)
         steps = [
-            ("Accuracy and ROC-AUC of each model, with 95 % BCa intervals (x100):",
+            ("Accuracy and ROC-AUC of each model, with the 95 % interval method='auto' "
+             "picks for each (x100):",
              ["ci", "test.csv", "--y-true", "label", "--y-pred", "*_pred", "--score", "*_prob",
               "--metric", "accuracy", "--metric", "roc_auc", "--scale", "100", "--digits", "2"]),
             ("Is the random forest's ROC-AUC different from logistic regression's? "
