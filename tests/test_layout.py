@@ -135,3 +135,18 @@ def test_random_generators_come_from_the_stream_registry():
             if pattern.search(code) and ">>>" not in code and "..." not in code[:8]:
                 found.append(f"{path.relative_to(SRC)}:{i}: {line.strip()}")
     assert not found
+
+
+def test_one_function_runs_the_engine():
+    """``core.engine.run_engine`` is the only way into the engine: no other module calls the
+    loop (``run_replicates``) or picks a compiled runner (``compiled_runner``,
+    ``compiled_with``) itself."""
+    pattern = re.compile(r"\b(run_replicates|compiled_runner|compiled_with|run_on_engine)\(")
+    found = []
+    for name, path in MODULES.items():
+        if name == "booteval.core.engine":
+            continue
+        for i, line in enumerate(path.read_text().splitlines(), 1):
+            if pattern.search(line.split("#")[0]) and ">>>" not in line:
+                found.append(f"{path.relative_to(SRC)}:{i}: {line.strip()}")
+    assert not found

@@ -36,8 +36,10 @@ from .validation import (
 
 __all__ = [
     "ENGINES",
+    "NO_KERNEL",
     "UNDEFINED_POLICIES",
     "UNDEFINED_WARN_FRACTION",
+    "EngineRun",
     "RunOptions",
     "check_choice",
     "check_run_options",
@@ -46,7 +48,7 @@ __all__ = [
     "default_batch",
     "draw_key",
     "engine_note",
-    "run_on_engine",
+    "run_engine",
     "run_replicates",
     "screen_undefined",
 ]
@@ -374,32 +376,105 @@ def engine_note(
     return (note,) if note else ()
 
 
-def run_on_engine(
-    evaluator: Evaluator | Any, source: Design | Any, opts: RunOptions, *, want_se: bool = False,
-    workers: int | None = None, batch: int | None = None, se_if_compiled: bool = False,
-) -> tuple[np.ndarray, np.ndarray | None, tuple[str, ...], str, object]:  # fmt: skip
-    """:func:`run_replicates` on the engine ``opts.engine`` names.
+#: ``run_engine(kernel=NO_KERNEL)``: the statistic or weight source has no compiled kernel
+NO_KERNEL = False
 
-    Returns the replicates, their standard errors (or ``None``), the notes, the
-    engine that ran (``", numba engine"`` to append to the design's description, or
-    ``""``), and the key of the draws (:func:`draw_key`). The compiled kernels run where
-    ``opts.engine`` asks for them and they cover the evaluator and its weight source (see
-    :func:`compiled_runner`); the notes say when
-    ``engine="numba"`` was asked for and the NumPy engine ran. ``workers`` and ``batch``
-    default to the options' own. ``se_if_compiled``: the standard errors too where the
-    compiled runner draws them on the same draws (several systems: each system's), and
-    none otherwise (never a slower engine for them).
+
+@dataclass(frozen=True)
+class EngineRun:
+    """What :func:`run_engine` returns.
+
+    Attributes
+    ----------
+    values : ndarray
+        The replicates, ``(B,)`` or ``(B, K)`` for several systems.
+    standard_errors : ndarray or None
+        Each replicate's standard error (``(B, K)`` for several systems) where asked, from
+        the same draws as its value.
+    notes : tuple of str
+        Where ``engine="numba"`` was asked for and the NumPy engine ran, the note that says so.
+    engine : str
+        ``", numba engine"`` (to append to the design's description) or ``""``.
+    key : object
+        What was drawn (:func:`draw_key`).
     """
-    compiled, note = compiled_runner(evaluator, source, opts.engine, want_se=want_se)
+
+    values: np.ndarray
+    standard_errors: np.ndarray | None
+    notes: tuple[str, ...]
+    engine: str
+    key: object
+
+
+def run_engine(
+    evaluator: Evaluator | Any, source: Design | Any, opts: RunOptions | None = None, *,
+    n_resamples: int | None = None, seed: int | None = None, engine: str | None = None,
+    batch: int | None = None, workers: int | None = None, n_inner: int | None = None,
+    want_se: bool = False, se_if_compiled: bool = False, kernel: Any = None,
+    reuse: Callable[[object, bool], tuple[np.ndarray, np.ndarray | None] | None] | None = None,
+    numpy_batch: int | None = None,
+) -> EngineRun:  # fmt: skip
+    """The one way into the engine: ``evaluator``'s replicates on the weight source
+    ``source``, on the engine ``engine`` names.
+
+    The run options come from ``opts`` (a :class:`RunOptions`), each overridden by its
+    keyword where given. The compiled kernel is the one :func:`booteval.core.kernel_plan.plan`
+    chooses from what the evaluator declares (``kernel=None``), the runner
+    ``kernel(kernels)`` builds (an entry point's own kernel: the threshold refit, the
+    crossed design, a multiplier fit), or none (``kernel=NO_KERNEL``); the NumPy engine
+    runs where there is none, and the notes say so where ``engine="numba"`` asked for the
+    kernels. ``want_se``: each replicate's standard error from the same draws (analytic,
+    or a nested bootstrap of ``n_inner``); ``se_if_compiled``: the standard errors too
+    where the compiled runner draws them, none otherwise (never a slower engine for them).
+    ``reuse(key, want_se)``: replicates (and standard errors) another run drew with the
+    same key (:func:`draw_key`), or ``None``: where given, nothing is drawn again.
+    ``numpy_batch``: the batch where the NumPy engine runs (bounding its weight matrix;
+    the compiled kernels, which form none, keep ``batch``).
+
+    Examples
+    --------
+    >>> from booteval.core.design import make_design
+    >>> from booteval.metrics import get_metric
+    >>> plan = make_design(6)
+    >>> ev = get_metric("mean").bind((np.arange(6.0),), plan)
+    >>> run = run_engine(ev, plan, n_resamples=4, seed=0, engine="numpy")
+    >>> run.values.shape, run.engine, run.notes
+    ((4,), '', ())
+    """
+    n_resamples = _option(n_resamples, opts, "n_resamples")
+    seed, engine = _option(seed, opts, "seed"), _option(engine, opts, "engine", "auto")
+    batch, workers = _option(batch, opts, "batch"), _option(workers, opts, "workers")
+    n_inner = _option(n_inner, opts, "n_inner", 50)
+    if kernel is None:
+        compiled, note = compiled_runner(evaluator, source, engine, want_se=want_se)
+        notes: tuple[str, ...] = (note,) if note else ()
+    elif kernel is NO_KERNEL:
+        compiled, notes = None, engine_note(engine, evaluator, source)
+    else:
+        compiled, note = compiled_with(engine, kernel)
+        notes = (note,) if note else ()
     if se_if_compiled and not want_se:
         want_se = bool(getattr(compiled, "has_standard_error", False))
-    reps, ses = run_replicates(
-        evaluator, source, opts.n_resamples, opts.seed,
-        opts.batch if batch is None else batch, want_se=want_se, n_inner=opts.n_inner,
-        workers=opts.workers if workers is None else workers, compiled=compiled,
-    )  # fmt: skip
+    key = draw_key(evaluator, source, compiled)
+    found = reuse(key, want_se) if reuse is not None else None
+    if compiled is None and numpy_batch is not None:
+        batch = numpy_batch
+    if found is not None:
+        values, ses = found
+    else:
+        values, ses = run_replicates(
+            evaluator, source, n_resamples, seed, batch, want_se=want_se, n_inner=n_inner,
+            workers=workers, compiled=compiled,
+        )  # fmt: skip
     ran = ", numba engine" if compiled is not None else ""
-    return reps, ses, (note,) if note else (), ran, draw_key(evaluator, source, compiled)
+    return EngineRun(values, ses, notes, ran, key)
+
+
+def _option(value: Any, opts: RunOptions | None, name: str, default: Any = None) -> Any:
+    """``value``, else the options' own, else ``default``."""
+    if value is not None:
+        return value
+    return getattr(opts, name) if opts is not None else default
 
 
 def _announce(seconds: float, n_resamples: int, n_workers: int, compiled: bool = False) -> None:

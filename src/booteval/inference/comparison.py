@@ -12,12 +12,11 @@ from scipy.special import ndtr, ndtri
 
 from ..core.design import Design, make_design
 from ..core.engine import (
+    NO_KERNEL,
     check_choice,
     check_run_options,
     draw_key,
-    engine_note,
-    run_on_engine,
-    run_replicates,
+    run_engine,
     screen_undefined,
 )
 from ..core.errors import DegenerateIntervalWarning, InvalidInputError, collect_warnings, warn
@@ -458,19 +457,23 @@ def compare(
     # each system's standard errors from the same draws too, where the compiled engine has
     # them (sum metrics) and its own interval may be studentized (as booteval.ci's)
     shared_se = (auto or opts.method in STUDENTIZED) and design == "multinomial"
-    reps, system_ses, engine_notes, ran, key = run_on_engine(
-        stacked, source, opts, se_if_compiled=shared_se
+    run = run_engine(stacked, source, opts, se_if_compiled=shared_se)
+    reps, system_ses, engine_notes, ran, key = (
+        run.values,
+        run.standard_errors,
+        run.notes,
+        run.engine,
+        run.key,
     )
     if opts.method in STUDENTIZED:
         ses, estimate_se = _mean_difference_ses(m, arrays, plan, source, opts, key)
         if ses is None:
             # the differences and their standard errors from the same draws, on the NumPy
             # engine (the compiled kernels have no standard error of a difference)
-            reps, ses = run_replicates(
-                _PairWithDifferenceSE(diff_ev), source, b, opts.seed, opts.batch,
-                want_se=True, n_inner=opts.n_inner, workers=opts.workers,
-            )  # fmt: skip
-            ran, engine_notes = "", engine_note(opts.engine, diff_ev, source)
+            run = run_engine(
+                _PairWithDifferenceSE(diff_ev), source, opts, want_se=True, kernel=NO_KERNEL
+            )
+            reps, ses, ran, engine_notes = run.values, run.standard_errors, "", run.notes
             key, system_ses = draw_key(stacked, source, None), None
             estimate_se = _estimate_se(diff_ev)
     shared = SharedDraws(key, reps, system_ses)
@@ -601,7 +604,8 @@ def _mean_difference_ses(
     if not isinstance(m, Mean):
         return None, None
     d_ev = m.bind((arrays[1][0] - arrays[0][0],), plan)
-    _, ses, _, _, d_key = run_on_engine(d_ev, source, opts, want_se=True)
+    run = run_engine(d_ev, source, opts, want_se=True)
+    ses, d_key = run.standard_errors, run.key
     if ses is None or d_key is None or d_key != key:
         return None, None
     return ses, float(d_ev.standard_errors(d_ev.design.original_weights())[0])

@@ -12,13 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..core.design import make_design
-from ..core.engine import (
-    check_run_options,
-    compiled_runner,
-    draw_key,
-    run_replicates,
-    screen_undefined,
-)
+from ..core.engine import check_run_options, run_engine, screen_undefined
 from ..core.errors import (
     DegenerateIntervalWarning,
     InvalidInputError,
@@ -423,21 +417,14 @@ def _run(
     level, seed_int, method = opts.confidence_level, opts.seed, opts.method
     n = arrays[0].shape[0]
     want_se = method in STUDENTIZED
-    compiled, engine_note = compiled_runner(evaluator, source, opts.engine, want_se=want_se)
-    found = None
+    reuse = None
     if shared is not None:
-        found = shared[0].column(draw_key(evaluator, source, compiled), shared[1], b, want_se)
-    if found is None:
-        reps, ses = run_replicates(
-            evaluator, source, b, seed_int, opts.batch, want_se=want_se, n_inner=opts.n_inner,
-            workers=opts.workers, compiled=compiled,
-        )  # fmt: skip
-    else:
-        reps, ses = found
-    design_text = describe_source(design, source) + (
-        ", numba engine" if compiled is not None else ""
-    )
-    engine_notes = (engine_note,) if engine_note else ()
+        draws, j = shared
+        reuse = lambda key, se: draws.column(key, j, b, se)  # noqa: E731
+    ran = run_engine(evaluator, source, opts, n_resamples=b, want_se=want_se, reuse=reuse)
+    reps, ses = ran.values, ran.standard_errors
+    design_text = describe_source(design, source) + ran.engine
+    engine_notes = ran.notes
     small = _small_sample_pointer(m, arrays, design, method, auto=auto)
     if small:
         engine_notes += (small,)

@@ -55,7 +55,7 @@ from ..core.design import make_design
 from ..core.engine import (
     check_choice,
     check_run_options,
-    run_on_engine,
+    run_engine,
     screen_undefined,
 )
 from ..core.errors import BootevalWarning, DegenerateIntervalWarning, InvalidInputError, warn
@@ -359,8 +359,13 @@ def leaderboard(
     # each system's standard errors from the shared draws too, where the compiled engine has
     # them for every system (sums of per-row statistics) and a system may be studentized
     want_se = (auto or opts.method in STUDENTIZED) and design == "multinomial"
-    reps, ses, engine_notes, ran, key = run_on_engine(
-        stacked, source, run_opts, se_if_compiled=want_se
+    run = run_engine(stacked, source, run_opts, se_if_compiled=want_se)
+    reps, ses, engine_notes, ran, key = (
+        run.values,
+        run.standard_errors,
+        run.notes,
+        run.engine,
+        run.key,
     )
     shared = SharedDraws(key, reps, ses)
     defined = np.isfinite(reps).all(axis=1)

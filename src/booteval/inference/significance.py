@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from ..core.design import make_design
-from ..core.engine import check_choice, compiled_with, engine_note, run_replicates
+from ..core.engine import NO_KERNEL, check_choice, run_engine
 from ..core.errors import (
     BootevalError,
     InvalidInputError,
@@ -335,18 +335,13 @@ def permutation_test(
     size = batch or max(1, min(total, _BATCH_CELLS // max(2 * design.n_units, 1)))
     # the engine's loop over batches of swaps (a weight source of 0/1 swap indicators)
     run, source = _SwapRun(swapper), _SwapSource(k, is_exact, size)
-    compiled, note = None, None
     build = None if is_exact else _kernel_builder(swapper)  # random swaps: the kernels
-    if build is not None:
-        compiled, note = compiled_with(engine, build)
-        notes = (note,) if note else ()
-    else:
-        notes = engine_note(engine, run, source)
     # the NumPy engine's batches bound a (swaps x units) matrix; the kernels need none
-    chunk = size if compiled is None else batch
-    null, _ = run_replicates(
-        run, source, total, seed_value, chunk, workers=workers, compiled=compiled
-    )
+    ran = run_engine(
+        run, source, n_resamples=total, seed=seed_value, engine=engine, batch=batch,
+        workers=workers, numpy_batch=size, kernel=NO_KERNEL if build is None else build,
+    )  # fmt: skip
+    null, notes = ran.values, ran.notes
 
     defined = np.isfinite(null)
     n_undefined = int(null.size - defined.sum())

@@ -368,7 +368,7 @@ def _pooled_swapper(
 
 def _kernel_builder(swapper: _Swapper) -> Callable[[Any], Any] | None:
     """``build(kernels)`` of the compiled runner of random swaps for ``swapper`` (see
-    :func:`booteval.core.engine.compiled_with`), or ``None`` where no kernel covers it."""
+    :func:`booteval.core.engine.run_engine`), or ``None`` where no kernel covers it."""
     if isinstance(swapper, _SumSwapper) and (
         isinstance(swapper.diff, np.ndarray) or swapper.diff.shape[1] <= _DENSE_COLUMNS
     ):

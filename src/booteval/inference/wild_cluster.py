@@ -11,7 +11,7 @@ Reproducibility
 The multipliers are the engine's weights: a weight source (``_ClusterMultiplierSource``)
 draws them in chunks whose size depends only on ``G``; chunk ``j`` comes from the
 ``few_clusters.wild`` stream of :mod:`booteval.core.streams` (spawn key ``(8, j)``). The
-replicates run through :func:`booteval.core.engine.run_replicates` in batches of a
+replicates run through :func:`booteval.core.engine.run_engine` in batches of a
 bounded number of cells, on ``workers`` threads, with progress reported per batch;
 replicate ``b`` is the same whatever the batch size or the number of workers, and a run
 of ``B`` replicates is a prefix of a longer run with the same seed.
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.engine import check_choice, engine_note, run_replicates
+from ..core.engine import NO_KERNEL, check_choice, engine_note, run_engine
 from ..core.errors import DegenerateIntervalWarning
 from ..core.options import entry_point
 from ..core.streams import generator
@@ -261,9 +261,10 @@ def wild_cluster_ci(
     # multipliers (weight source) -> t* per replicate (the engine's batches and threads)
     size = batch or max(1, min(_BATCH_REPLICATES, _BATCH_CELLS // g, b))
     run = _WildClusterRun(data.sums, data.shares, k, n, se)
-    t_star, _ = run_replicates(
-        run, _ClusterMultiplierSource(weights, g), b, seed_int, size, workers=workers
-    )
+    t_star = run_engine(
+        run, _ClusterMultiplierSource(weights, g), n_resamples=b, seed=seed_int,
+        engine="numpy", batch=size, workers=workers, kernel=NO_KERNEL,
+    ).values  # fmt: skip
     n_infinite = int(np.isinf(t_star).sum())
 
     lo_pos, hi_pos = _order_statistic_indices(b, level)

@@ -59,7 +59,7 @@ Seeds
     :mod:`booteval.core.crossed_swap_kernels`), or from the ``meta.permutation`` stream with
     ``engine="numpy"``; an exact test enumerates the patterns in the same order on both
     engines, with the same values. All run through the engine's loop
-    (:func:`booteval.core.engine.run_replicates`), with a two-way crossed weight source
+    (:func:`booteval.core.engine.run_engine`), with a two-way crossed weight source
     (system counts, then input counts, per replicate): ``workers`` threads and the batching
     never change a replicate, and ``progress`` is reported per batch.
 Interval methods

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.engine import compiled_with, run_replicates
+from ..core.engine import run_engine
 from ..core.errors import InvalidInputError, collect_warnings, warn
 from ..core.intervals import compute_interval
 from ..core.lazy import stats as _stats
@@ -214,10 +214,11 @@ def _permutation_test(
     exact = n_bits <= 62 and 2**n_bits <= n_resamples
     source = _SwapSource(n_sys, n_inp, design, exact)
     total = 2**n_bits if exact else n_resamples
-    compiled, note = compiled_with(engine, lambda _: _swaps_runner(perm, design, exact))
-    vals, _ = run_replicates(
-        _SwapRun(perm, source), source, total, seed, None, workers=workers, compiled=compiled
-    )
+    ran = run_engine(
+        _SwapRun(perm, source), source, n_resamples=total, seed=seed, engine=engine,
+        workers=workers, kernel=lambda _: _swaps_runner(perm, design, exact),
+    )  # fmt: skip
+    vals, note = ran.values, (ran.notes or (None,))[0]
     ok = np.isfinite(vals)
     vals = vals[ok]
     n_undef = int((~ok).sum())

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.engine import compiled_with, run_replicates
+from ..core.engine import run_engine
 from ..core.errors import (
     BootevalError,
     InvalidInputError,
@@ -253,18 +253,17 @@ def bootstrap(
     The compiled engine (:mod:`booteval.core.crossed_kernels`) runs where ``engine`` asks
     for it and every statistic is a correlation level (or a :class:`Difference` of two);
     otherwise the crossed weight source (:class:`_CrossedSource`) runs through the NumPy
-    engine's loop. Either way :func:`booteval.core.engine.run_replicates` drives it:
+    engine's loop. Either way :func:`booteval.core.engine.run_engine` drives it:
     batches on ``workers`` threads, progress per batch, the same replicates for any
     ``batch`` and ``workers``.
     """
     source = _CrossedSource(n_sys, n_inp)
-    compiled, note = compiled_with(engine, lambda _: _crossed_runner(fns, resample))
-    reps, _ = run_replicates(
-        _CrossedRun(fns, resample, n_sys), source, n_resamples, seed, batch, workers=workers,
-        compiled=compiled,
+    ran = run_engine(
+        _CrossedRun(fns, resample, n_sys), source, n_resamples=n_resamples, seed=seed,
+        engine=engine, batch=batch, workers=workers,
+        kernel=lambda _: _crossed_runner(fns, resample),
     )  # fmt: skip
-    label = ", numba engine" if compiled else ""
-    return reps.reshape(n_resamples, len(fns)).T, label, (note,) if note else ()
+    return ran.values.reshape(n_resamples, len(fns)).T, ran.engine, ran.notes
 
 
 class Difference:

@@ -58,13 +58,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..core.design import make_design
-from ..core.engine import (
-    check_choice,
-    check_run_options,
-    compiled_with,
-    run_replicates,
-    screen_undefined,
-)
+from ..core.engine import check_choice, check_run_options, run_engine, screen_undefined
 from ..core.errors import InvalidInputError
 from ..core.intervals import methods_offered
 from ..core.options import entry_point
@@ -357,16 +351,17 @@ def multilabel_ci(
     # the engine's loop (batches, threads, progress); column 1 counts undefined labels
     run = _Replicates(replicate, (estimate, float(n_undef_labels)))
     if resample == "instances":  # sums of per-instance counts: the compiled sums kernel
-        compiled, note = compiled_with(engine, lambda k: k.sums_runner(stats, values_of_sums))
+        kernel = lambda k: k.sums_runner(stats, values_of_sums)  # noqa: E731
     else:  # a weighted mean over labels, and the undefined ones: sums of per-label columns
         per_label, of_sums = _label_sums(lab_vals, lab_undef)
-        compiled, note = compiled_with(engine, lambda k: k.sums_runner(per_label, of_sums))
-    notes.extend((note,) if note else ())
-    pairs, _ = run_replicates(
-        run, design, b, seed_int, opts.batch, workers=opts.workers, compiled=compiled
-    )
-    if compiled is not None:
-        design_text += ", numba engine"
+        kernel = lambda k: k.sums_runner(per_label, of_sums)  # noqa: E731
+    ran = run_engine(
+        run, design, n_resamples=b, seed=seed_int, engine=engine, batch=opts.batch,
+        workers=opts.workers, kernel=kernel,
+    )  # fmt: skip
+    notes.extend(ran.notes)
+    pairs = ran.values
+    design_text += ran.engine
     reps, undef_count = pairs[:, 0], float(pairs[:, 1].sum())
     defined = np.isfinite(reps)
     label = f"macro {metric}"

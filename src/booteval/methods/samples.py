@@ -45,7 +45,7 @@ import numpy as np
 
 from ..core.codes import dense_codes
 from ..core.design import make_design
-from ..core.engine import check_choice, engine_note, run_replicates
+from ..core.engine import NO_KERNEL, check_choice, run_engine
 from ..core.errors import DegenerateIntervalWarning, InvalidInputError, collect_warnings, warn
 from ..core.intervals import compute_interval, methods_offered
 from ..core.options import entry_point
@@ -298,8 +298,11 @@ def nested_ci(
     inner = row_means + (xs - row_means) * scale
     # the engine's loop over a two-level weight source (questions, then samples)
     run, source = _NestedMean(inner, g, estimate), _NestedSource(g, outer)
-    engine_notes = engine_note(engine, run, source)
-    reps, _ = run_replicates(run, source, b, seed_int, batch, workers=workers)
+    ran = run_engine(
+        run, source, n_resamples=b, seed=seed_int, engine=engine, batch=batch, workers=workers,
+        kernel=NO_KERNEL,
+    )  # fmt: skip
+    reps, engine_notes = ran.values, ran.notes
     if resample == "both":
         jack = _cluster_jackknife(means, g)
     else:  # leave one sample out of its question

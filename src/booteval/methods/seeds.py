@@ -56,7 +56,7 @@ from ..core.engine import (
     RunOptions,
     check_choice,
     check_run_options,
-    run_on_engine,
+    run_engine,
     screen_undefined,
 )
 from ..core.errors import InvalidInputError, collect_warnings, warn
@@ -157,7 +157,8 @@ def _bind_runs(
 def _run_matrix(
     stacked: StackedEvaluator, design: Design, opts: RunOptions
 ) -> tuple[np.ndarray, tuple[str, ...]]:
-    reps, _, notes, ran, _ = run_on_engine(stacked, design, opts)
+    run = run_engine(stacked, design, opts)
+    reps, notes, ran = run.values, run.notes, run.engine
     if ran:
         notes = (*notes, "replicates from the compiled (numba) engine")
     return reps, notes

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..core.design import Design, make_design
-from ..core.engine import compiled_with, engine_note, run_replicates, screen_undefined
+from ..core.engine import NO_KERNEL, run_engine, screen_undefined
 from ..core.errors import CaughtWarning, InvalidInputError, warn
 from ..core.intervals import STUDENTIZED, compute_interval
 from ..core.validation import (
@@ -115,17 +115,15 @@ class _Problem:
         user's callable rule, which need not be thread-safe, runs on one."""
         n_sys = len(self.val)
         source = _TwoSetSource(self.design_val, self.design_test, self.refit, batch)
-        if self.rule.call is None:
-            compiled, note = compiled_with(engine, lambda _: self._compiled(t_hat))
-            notes = (note,) if note else ()
-        else:  # a user's rule runs in Python, on the NumPy engine
-            compiled, notes = None, engine_note(engine)
-        pairs, _ = run_replicates(
-            _ThresholdRun(self, t_hat), source, n_resamples, seed, batch,
-            workers=workers if self.rule.call is None else 1, compiled=compiled,
+        named = self.rule.call is None  # a user's rule runs in Python, on the NumPy engine
+        ran = run_engine(
+            _ThresholdRun(self, t_hat), source, n_resamples=n_resamples, seed=seed,
+            engine=engine, batch=batch, workers=workers if named else 1,
+            kernel=(lambda _: self._compiled(t_hat)) if named else NO_KERNEL,
         )  # fmt: skip
-        self.compiled = compiled is not None
-        return pairs[:, :n_sys], pairs[:, n_sys:], notes
+        self.compiled = bool(ran.engine)
+        pairs = ran.values
+        return pairs[:, :n_sys], pairs[:, n_sys:], ran.notes
 
     def _compiled(self, t_hat: np.ndarray) -> Any:
         from ..core.threshold_kernels import threshold_runner

@@ -88,11 +88,10 @@ from typing import Any
 import numpy as np
 
 from ..core.engine import (
+    NO_KERNEL,
     check_choice,
     check_run_options,
-    compiled_with,
-    engine_note,
-    run_replicates,
+    run_engine,
     screen_undefined,
 )
 from ..core.errors import InvalidInputError
@@ -473,12 +472,13 @@ def wild_ci(
             se_parts = (design, fitted, r, aj2) if want_se else None
             return wild_runner((a_mat * r).T, base, multipliers, values_of, se_parts)
 
-        compiled, engine_text = compiled_with(engine, compiled_wild)
-        notes_engine = (engine_text,) if engine_text else ()
-        reps, ses = run_replicates(
-            run, _MultiplierSource(multipliers, n), b, seed_int, opts.batch, want_se=want_se,
-            workers=opts.workers, compiled=compiled,
+        ran = run_engine(
+            run, _MultiplierSource(multipliers, n), n_resamples=b, seed=seed_int,
+            engine=engine, batch=opts.batch, workers=opts.workers, want_se=want_se,
+            kernel=compiled_wild,
         )  # fmt: skip
+        reps, ses = ran.values, ran.standard_errors
+        notes_engine, compiled = ran.notes, ran.engine
         se_hat = float(np.sqrt(resid**2 @ aj2)) if want_se else None
         fit_name = "OLS (numpy.linalg.lstsq, vectorized)"
     else:
@@ -521,12 +521,13 @@ def wild_ci(
                 out[i] = vals
             return out
 
-        notes_engine = engine_note(engine, None, _MultiplierSource(multipliers, n))
-        compiled = None
-        reps, ses = run_replicates(
+        ran = run_engine(
             _WildRun(est, refit, None, thread_safe=False), _MultiplierSource(multipliers, n),
-            b, seed_int, opts.batch, workers=1,
+            n_resamples=b, seed=seed_int, engine=engine, batch=opts.batch, workers=1,
+            kernel=NO_KERNEL,
         )  # fmt: skip
+        reps, ses = ran.values, ran.standard_errors
+        notes_engine, compiled = ran.notes, ran.engine
         fit_name = getattr(fit, "__name__", "custom fit")
 
     notes: list[str] = list(notes_engine)
@@ -543,7 +544,7 @@ def wild_ci(
     )
     design_text = (
         f"wild bootstrap ({n} observations, fixed design; {multipliers} multipliers, "
-        f"{residuals} residuals){', numba engine' if compiled is not None else ''}"
+        f"{residuals} residuals){compiled}"
     )
 
     results = []

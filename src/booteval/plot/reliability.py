@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core.design import make_design
-from ..core.engine import run_replicates
+from ..core.engine import NO_KERNEL, run_engine
 from ..core.errors import InvalidInputError
 from ..core.intervals import order_statistic_quantile
 from ..inference.confidence import ci
@@ -169,7 +169,14 @@ def reliability_bins(
         frequency = np.bincount(bins, weights=outcome, minlength=m) / count
 
     # the engine's loop, on the ECE's resamples (same design, seed and replicates)
-    reps, _ = run_replicates(_BinFrequencies(unit_stats, m), design, r.n_resamples, r.seed, None)
+    reps = run_engine(
+        _BinFrequencies(unit_stats, m),
+        design,
+        n_resamples=r.n_resamples,
+        seed=r.seed,
+        engine="numpy",
+        kernel=NO_KERNEL,
+    ).values
     alpha = 1.0 - r.confidence_level
     low = np.full(m, np.nan)
     high = np.full(m, np.nan)
