@@ -397,6 +397,8 @@ class EngineRun:
         ``", numba engine"`` (to append to the design's description) or ``""``.
     key : object
         What was drawn (:func:`draw_key`).
+    n_undefined : int
+        How many replicates are undefined (a property).
     """
 
     values: np.ndarray
@@ -404,6 +406,15 @@ class EngineRun:
     notes: tuple[str, ...]
     engine: str
     key: object
+
+    @property
+    def n_undefined(self) -> int:
+        """Replicates on which the statistic is undefined (any system's value not finite);
+        the caller's policy (:func:`screen_undefined`) drops or refuses them."""
+        finite = np.isfinite(self.values)
+        return int(finite.size if finite.ndim == 1 else finite.shape[0]) - int(
+            finite.sum() if finite.ndim == 1 else finite.all(axis=1).sum()
+        )
 
 
 def run_engine(
@@ -438,8 +449,8 @@ def run_engine(
     >>> plan = make_design(6)
     >>> ev = get_metric("mean").bind((np.arange(6.0),), plan)
     >>> run = run_engine(ev, plan, n_resamples=4, seed=0, engine="numpy")
-    >>> run.values.shape, run.engine, run.notes
-    ((4,), '', ())
+    >>> run.values.shape, run.engine, run.notes, run.n_undefined
+    ((4,), '', (), 0)
     """
     n_resamples = _option(n_resamples, opts, "n_resamples")
     seed, engine = _option(seed, opts, "seed"), _option(engine, opts, "engine", "auto")
