@@ -34,7 +34,7 @@ from ..metrics.registry import resolve_metric
 from ..metrics.regression import Mean
 from ..results import PairedDifference, freeze, with_notes
 from .auto_method import CLOSED_FORMS, choose, paired_case_of, paired_closed_form, reason
-from .confidence import SharedDraws, system_ci
+from .confidence import SharedDraws, shared_run, system_ci
 
 __all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]
 
@@ -454,17 +454,12 @@ def compare(
         )  # fmt: skip
     source = weight_source(design, plan, stacked.design, clusters, opts.method)
     ses = estimate_se = None
-    # each system's standard errors from the same draws too, where the compiled engine has
-    # them (sum metrics) and its own interval may be studentized (as booteval.ci's)
-    shared_se = (auto or opts.method in STUDENTIZED) and design == "multinomial"
-    run = run_engine(stacked, source, opts, se_if_compiled=shared_se)
-    reps, system_ses, engine_notes, ran, key = (
-        run.values,
-        run.standard_errors,
-        run.notes,
-        run.engine,
-        run.key,
+    run = shared_run(
+        stacked, source, opts, may_studentize=auto or opts.method in STUDENTIZED, design=design
     )
+    reps, system_ses, engine_notes, ran, key = (
+        run.values, run.standard_errors, run.notes, run.engine, run.key
+    )  # fmt: skip
     if opts.method in STUDENTIZED:
         ses, estimate_se = _mean_difference_ses(m, arrays, plan, source, opts, key)
         if ses is None:

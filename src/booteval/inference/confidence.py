@@ -30,7 +30,7 @@ from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze
 from .analytic import wilson_interval
 from .auto_method import CLOSED_FORMS, Case, Rule, case_of, choose, closed_form, family, reason
 
-__all__ = ["SharedDraws", "ci", "system_ci"]
+__all__ = ["SharedDraws", "ci", "shared_run", "system_ci"]
 
 
 #: fewer independent units than this make the bootstrap's level unreliable
@@ -318,6 +318,18 @@ class SharedDraws:
             return None
         ses = np.ascontiguousarray(self.ses[:, j]) if want_se and self.ses is not None else None
         return np.ascontiguousarray(self.values[:, j]), ses
+
+
+def shared_run(
+    stacked: Any, source: Any, opts: Any, *, may_studentize: bool, design: str = "multinomial"
+) -> Any:
+    """The one run of several systems on shared weights (``compare``, ``leaderboard``),
+    with each system's standard errors on the same draws where the compiled engine draws
+    them and a system's interval may be studentized (as :func:`booteval.ci`'s): an
+    :class:`~booteval.core.engine.EngineRun`, whose draws :class:`SharedDraws` hands to
+    :func:`system_ci`."""
+    want = may_studentize and design == "multinomial"
+    return run_engine(stacked, source, opts, se_if_compiled=want)
 
 
 def system_ci(

@@ -55,7 +55,6 @@ from ..core.design import make_design
 from ..core.engine import (
     check_choice,
     check_run_options,
-    run_engine,
     screen_undefined,
 )
 from ..core.errors import BootevalWarning, DegenerateIntervalWarning, InvalidInputError, warn
@@ -64,7 +63,6 @@ from ..core.intervals import (
     STUDENTIZED,
     CountedJackknife,
     compute_interval,
-    methods_offered,
     order_statistic_quantile,
 )
 from ..core.options import entry_point
@@ -75,7 +73,7 @@ from ..metrics import Metric, resolve_metric
 from ..metrics.base import deferred_compression
 from ..results import freeze
 from .auto_method import CLOSED_FORMS, choose, outcomes, paired_case_of, paired_closed_form
-from .confidence import SharedDraws, system_ci
+from .confidence import SharedDraws, shared_run, system_ci
 from .leaderboard_results import (
     LeaderboardEntry,
     LeaderboardResult,
@@ -96,7 +94,7 @@ __all__ = [
 
 #: multiple-comparison corrections accepted by :func:`leaderboard` and :func:`adjust_p_values`
 #: interval methods of a leaderboard of a table read by column names (one Poisson run)
-_TABLE_METHODS = methods_offered(standard_errors=False)
+_TABLE_METHODS = RESAMPLED
 
 
 # ------------------------------------------------------------ computation
@@ -356,18 +354,12 @@ def leaderboard(
     b = opts.n_resamples
     run_opts = opts if opts.method not in STUDENTIZED else replace(opts, method="percentile")
     source = weight_source(design, plan, stacked.design, clusters, opts.method)
-    # each system's standard errors from the shared draws too, where the compiled engine has
-    # them for every system (sums of per-row statistics) and a system may be studentized
-    want_se = (auto or opts.method in STUDENTIZED) and design == "multinomial"
-    run = run_engine(stacked, source, run_opts, se_if_compiled=want_se)
-    reps, ses, engine_notes, ran, key = (
-        run.values,
-        run.standard_errors,
-        run.notes,
-        run.engine,
-        run.key,
-    )
-    shared = SharedDraws(key, reps, ses)
+    run = shared_run(
+        stacked, source, run_opts, may_studentize=auto or opts.method in STUDENTIZED,
+        design=design,
+    )  # fmt: skip
+    reps, engine_notes, ran = run.values, run.notes, run.engine
+    shared = SharedDraws(run.key, reps, run.standard_errors)
     defined = np.isfinite(reps).all(axis=1)
     n_undefined = screen_undefined(
         defined, f"metric {m.label!r} (on at least one system)", opts.on_undefined
@@ -571,7 +563,7 @@ def _board(
         for v in range(u + 1, k):
             ib, ia = order[u], order[v]
             pm = method if pair_methods is None else pair_methods[(ia, ib)]
-            if pm in _SHARED_METHODS:
+            if pm in RESAMPLED:
                 rec, pnotes = _pair_interval(
                     pm, est, reps, jack, ia, ib, level, m.bounds, bca_ties,
                     (names[ia], names[ib]),
@@ -653,10 +645,6 @@ def _board(
         ) if systems_ci is not None else (),
         pair_methods=tuple(used) if pair_methods is not None else (),
     )  # fmt: skip
-
-
-#: pair methods formed from the shared replicates (the others need the pair's own run)
-_SHARED_METHODS = RESAMPLED
 
 
 def _system_se(out: Any, values: np.ndarray) -> float:
