@@ -91,10 +91,16 @@ def _guide(path: Path) -> int:
 
 def _module(name: str) -> int:
     module = importlib.import_module(name)
+    path = Path(inspect.getfile(module))
+    source = path.read_text()
     tests = [t for t in doctest.DocTestFinder().find(module) if t.examples]
-    if not tests:
-        return 0
-    return _rewrite(Path(inspect.getfile(module)), tests)
+    # a docstring filled in at import (shared parameter entries) no longer matches its
+    # source lines: say so, for a fix by hand, rather than write at the wrong lines
+    filled = [t for t in tests if t.docstring and t.docstring not in source]
+    for t in filled:
+        print(f"{t.name}: its docstring is filled in at import; fix its examples by hand")
+    tests = [t for t in tests if t not in filled]
+    return _rewrite(path, tests) if tests else 0
 
 
 def main(argv: list[str]) -> int:

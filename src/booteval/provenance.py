@@ -17,6 +17,7 @@ __all__ = [
     "collapse",
     "footer_notes",
     "level_text",
+    "methods_text",
     "provenance",
     "provenance_line",
     "unique",
@@ -24,11 +25,48 @@ __all__ = [
 
 
 def level_text(level: float) -> str:
+    """``0.95`` as ``"95%"``.
+
+    Examples
+    --------
+    >>> level_text(0.9)
+    '90%'
+    """
     return f"{level * 100:g}%"
 
 
 def unique(values: Sequence[Any]) -> list[Any]:
+    """The distinct values in their first order."""
     return list(dict.fromkeys(values))
+
+
+def methods_text(methods: Any, level: float | None) -> tuple[str, bool]:
+    """The methods part of a footer, each method named once and a closed form said to be
+    one (``methods``: one name, a list, or ``{"systems": ..., "pairs": ...}`` where the
+    systems' and the differences' methods differ), and whether every one is a closed form.
+
+    Examples
+    --------
+    >>> methods_text({"systems": "jeffreys", "pairs": ["tango", "bca"]}, 0.95)
+    ('95% intervals: systems jeffreys (closed form); pairs tango (closed form), bca', False)
+    >>> methods_text("bca", 0.9)
+    ('90% bca intervals', False)
+    """
+
+    def named(names: Any) -> str:
+        listed = unique(names if isinstance(names, list | tuple) else [names])
+        return ", ".join(f"{x} (closed form)" if x in CLOSED_FORMS else x for x in listed)
+
+    pct = f"{level_text(level)} " if level is not None else ""
+    groups = methods if isinstance(methods, dict) else {"": methods}
+    every = [
+        x for v in groups.values() for x in (v if isinstance(v, list | tuple) else [v])
+    ]  # fmt: skip
+    closed_only = bool(every) and all(x in CLOSED_FORMS for x in every)
+    if len(set(every)) == 1 or not isinstance(methods, dict):
+        return f"{pct}{named(every)} intervals", closed_only
+    listed = "; ".join(f"{what} {named(v)}" for what, v in groups.items())
+    return f"{pct}intervals: {listed}", closed_only
 
 
 #: the suffix of a design run on the compiled engine
@@ -40,27 +78,12 @@ def provenance_line(prov: dict[str, Any], resampled_for: str = "the distribution
     once, then ``B`` and the seed (said to serve the bootstrap only where a closed form
     gave every interval)."""
 
-    def named(methods: Any) -> str:
-        listed = methods if isinstance(methods, list) else [methods]
-        return ", ".join(f"{x} (closed form)" if x in CLOSED_FORMS else x for x in listed)
-
     parts = []
-    level = prov.get("confidence_level")
     methods = prov.get("method")
     closed_only = False
-    pct = f"{level_text(level)} " if level is not None else ""
-    if isinstance(methods, dict):  # the systems' (as ci) and the differences' methods
-        every = [x for v in methods.values() for x in (v if isinstance(v, list) else [v])]
-        closed_only = all(x in CLOSED_FORMS for x in every)
-        if len(set(every)) == 1:
-            parts.append(f"{pct}{named(every[0])} intervals")
-        else:
-            listed = "; ".join(f"{what} {named(v)}" for what, v in methods.items())
-            parts.append(f"{pct}intervals: {listed}")
-    elif methods is not None:
-        listed = methods if isinstance(methods, list) else [methods]
-        closed_only = all(x in CLOSED_FORMS for x in listed)
-        parts.append(f"{pct}{named(methods)} intervals")
+    if methods is not None:
+        text, closed_only = methods_text(methods, prov.get("confidence_level"))
+        parts.append(text)
     design = prov.get("design")
     if design:
         designs = design if isinstance(design, list) else [design]

@@ -13,6 +13,7 @@ from ..core.errors import InvalidInputError
 from ..core.format import format_p_value, format_triplet
 from ..core.intervals import RESAMPLED, compute_interval
 from ..core.lazy import stats
+from ..provenance import methods_text
 from ..report import markdown_table, text_table
 from ..results import (
     Difference,
@@ -22,7 +23,6 @@ from ..results import (
     protocol_defaults,
     with_notes,
 )
-from .auto_method import CLOSED_FORMS
 from .comparison import bootstrap_p_value
 
 
@@ -304,23 +304,10 @@ class LeaderboardResult(Result):
     # -------------------------------------------------------------- rendering
     def _methods_line(self) -> str:
         """The interval methods, each named once (systems' and pairs' where they differ)."""
-        pct = f"{self.confidence_level * 100:g}%"
         if not self.system_methods:
-            return f"{pct} {self.method} intervals"
-
-        def kind(mth: str) -> str:
-            return f"{mth} (closed form)" if mth in CLOSED_FORMS else f"{mth} (bootstrap)"
-
-        def named(methods: tuple[str, ...]) -> str:
-            counts = {mth: methods.count(mth) for mth in dict.fromkeys(methods)}
-            if len(counts) == 1:
-                return kind(next(iter(counts)))
-            return ", ".join(f"{kind(mth)} x {c}" for mth, c in counts.items())
-
-        systems, pairs = named(self.system_methods), named(self.pair_methods)
-        if systems == pairs:
-            return f"{pct} {systems} intervals"
-        return f"{pct} intervals: systems {systems}; pairs {pairs or 'none'}"
+            return methods_text(self.method, self.confidence_level)[0]
+        methods = {"systems": self.system_methods, "pairs": self.pair_methods or ("none",)}
+        return methods_text(methods, self.confidence_level)[0]
 
     def _footer(self) -> str:
         pct = f"{self.confidence_level * 100:g}%"
