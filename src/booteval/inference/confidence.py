@@ -298,6 +298,14 @@ class SharedDraws:
     run would draw exactly the same units on the same engine with the same seed and
     ``B``, and runs the system alone otherwise: either way the interval is the one
     :func:`booteval.ci` gives for that system.
+
+    Examples
+    --------
+    >>> draws = SharedDraws(("numpy", 1), np.array([[0.1, 0.2], [0.3, 0.4]]))
+    >>> draws.column(("numpy", 1), 1, 2)[0].tolist()
+    [0.2, 0.4]
+    >>> draws.column(("numpy", 2), 1, 2) is None  # other draws: the system runs alone
+    True
     """
 
     def __init__(self, key: object, values: np.ndarray, ses: np.ndarray | None = None) -> None:
