@@ -34,6 +34,8 @@ def _data(name: str, seed: int = 0):
         "precision",
         "recall",
         "f1",
+        "specificity",
+        "youden",
     ):
         y = rng.integers(0, 2, N)
         return y, np.where(rng.random(N) < 0.75, y, 1 - y)

@@ -123,6 +123,19 @@ def test_compiled_kernels_import_no_metric():
     assert not bad
 
 
+def test_the_auto_rule_imports_no_metric_class():
+    """``method="auto"`` reads the family a metric declares (``auto_family``,
+    ``row_scores``): no ``isinstance`` on metric classes, so it imports none."""
+    name = "booteval.inference.auto_method"
+    bad = [
+        f"{module}.{imported}:{line}"
+        for module, imported, line in _imports(name, MODULES[name], top_level=False)
+        if module.startswith("booteval.metrics") and imported != "Metric"
+    ]
+    assert not bad
+    assert "isinstance(m" not in MODULES[name].read_text()
+
+
 def test_random_generators_come_from_the_stream_registry():
     """Only :mod:`booteval.core.streams` builds a generator or a seed sequence."""
     pattern = r"(default_rng|SeedSequence|np\.random\.(Generator|PCG64|Philox))\("

@@ -61,6 +61,14 @@ CASES = [
     ("recall", {}, _binary, skm.recall_score),
     ("f1", {}, _binary, skm.f1_score),
     ("f1", {"pos_label": 0}, _binary, lambda y, p: skm.f1_score(y, p, pos_label=0)),
+    ("specificity", {}, _binary, lambda y, p: skm.recall_score(y, p, pos_label=0)),
+    ("specificity", {"pos_label": 0}, _binary, skm.recall_score),
+    (
+        "youden",
+        {},
+        _binary,
+        lambda y, p: skm.recall_score(y, p) + skm.recall_score(y, p, pos_label=0) - 1,
+    ),
     *[
         (
             name,

@@ -220,3 +220,13 @@ def test_a_missing_numba_is_an_error_before_the_run(monkeypatch):
         booteval.multilabel_ci(yt, yp, engine="numba", n_resamples=500, seed=0,
                                progress=lambda d, t: seen.append(d))  # fmt: skip
     assert seen == []
+
+
+def test_metrics_are_the_registry_metrics_that_declare_multilabel_scores():
+    from booteval.methods.multilabel import MULTILABEL_METRICS
+    from booteval.metrics import get_metric, list_metrics
+
+    assert set(MULTILABEL_METRICS) == {n for n in list_metrics() if get_metric(n).multilabel}
+    assert set(MULTILABEL_METRICS) == {"recall", "f1"}
+    with pytest.raises(InvalidInputError, match="'recall'"):
+        multilabel_ci(np.eye(3, dtype=int), np.eye(3, dtype=int), metric="precision")

@@ -243,7 +243,7 @@ def _registry_data(name, rng, n):
     m = resolve_metric(name, None, 1 if name == "mean" else 2)
     if m.input_names == ("scores",):
         return rng.normal(size=n), rng.normal(size=n)
-    if name in ("precision", "recall", "f1"):
+    if name in ("precision", "recall", "f1", "specificity", "youden"):
         y = rng.integers(0, 2, n)
         return y, rng.integers(0, 2, n), rng.integers(0, 2, n)
     if name in ("accuracy", "error_rate", "balanced_accuracy", "mcc", "cohen_kappa"):

@@ -158,6 +158,23 @@ def test_test_metric_at_thresholds_equals_sklearn_on_expanded_data(metric):
         assert threshold_metric(y, s, ti, metric=metric, weights=wi) == pytest.approx(gi)
 
 
+def test_operating_point_metrics_are_the_registry_metrics():
+    """The threshold bootstrap reads its metrics from the one registry: each named
+    operating-point metric is the registry metric of the same name on the labels that the
+    threshold predicts."""
+    from booteval.metrics import get_metric, list_metrics
+
+    declared = {n for n in list_metrics() if get_metric(n).confusion_ratio is not None}
+    assert set(THRESHOLD_METRICS) == declared
+    assert {"precision", "recall", "f1", "specificity", "youden", "accuracy"} <= declared
+    rng = np.random.default_rng(4)
+    y, s = tied_data(rng, 60)
+    for metric in THRESHOLD_METRICS:
+        for t in (0.0, 0.4, 1.1):
+            want = get_metric(metric)(y, (s >= t).astype(int))
+            assert threshold_metric(y, s, t, metric=metric) == pytest.approx(want), metric
+
+
 def _kernel_weights(seed: int, b: int, n: int, which: str) -> np.ndarray:
     """Row counts of the compiled engine's iid draws of one set, replicates 0 .. b - 1."""
     stream = f"kernels.threshold.{which}"

@@ -30,11 +30,6 @@ from scipy.stats import t as student_t
 from ..core.errors import collect_warnings, warn
 from ..core.intervals import CLOSED_FORMS, STUDENTIZED
 from ..metrics import Metric
-from ..metrics.calibration import Brier, LogLoss
-from ..metrics.classification import F1, Accuracy
-from ..metrics.correlation import Kendall, Pearson
-from ..metrics.regression import MAE, MSE, Mean
-from ..metrics.text import BLEU
 from .analytic import AnalyticInterval, jeffreys_interval
 from .few_clusters import cluster_robust_interval, clustered_wilson_interval
 from .paired_proportions import (
@@ -320,22 +315,12 @@ def family(m: Metric, arrays: tuple[np.ndarray, ...]) -> str:
     >>> family(get_metric("roc_auc"), (np.array([0, 1]), np.array([0.2, 0.9])))
     'other'
     """
-    if isinstance(m, Accuracy):
-        return "proportion"
-    if isinstance(m, Mean):
-        x = arrays[0]
-        return "proportion" if bool(np.all((x == 0) | (x == 1))) else "mean"
-    if isinstance(m, MAE | MSE | LogLoss | Brier):
-        return "mean"
-    if isinstance(m, F1):
-        return "f1"
-    if isinstance(m, Pearson):
-        return "pearson"
-    if isinstance(m, Kendall):
-        return "kendall"
-    if isinstance(m, BLEU):
-        return "bleu"
-    return "other"
+    kind = m.auto_family
+    if kind == "mean":
+        scores = m.row_scores(*arrays)
+        if scores is not None and bool(np.all((scores == 0) | (scores == 1))):
+            return "proportion"
+    return kind
 
 
 def row_scores(m: Metric, arrays: tuple[np.ndarray, ...]) -> np.ndarray | None:
@@ -348,11 +333,7 @@ def row_scores(m: Metric, arrays: tuple[np.ndarray, ...]) -> np.ndarray | None:
     >>> row_scores(get_metric("mean"), (np.array([0.5, 1.0]),)).tolist()
     [0.5, 1.0]
     """
-    if isinstance(m, Accuracy):
-        return m.outcomes(*arrays).astype(float)
-    if isinstance(m, Mean):
-        return np.asarray(arrays[0], dtype=float)
-    return None
+    return m.row_scores(*arrays)
 
 
 def outcomes(m: Metric, arrays: tuple[np.ndarray, ...]) -> np.ndarray | None:
@@ -388,7 +369,7 @@ def paired_case_of(
         known_outcomes = (outcomes(m, arrays_a), outcomes(m, arrays_b))
     y_a, y_b = known_outcomes
     discordant = None
-    kind = "mean-difference" if isinstance(m, Accuracy | Mean) else "difference"
+    kind = "difference" if m.row_scores(*arrays_a) is None else "mean-difference"
     if y_a is not None and y_b is not None:
         _, only_a, only_b, _ = paired_counts(y_a, y_b)
         discordant = only_a + only_b

@@ -64,6 +64,7 @@ from ..core.intervals import methods_offered
 from ..core.options import entry_point
 from ..metrics.base import matmul, safe_divide
 from ..metrics.confusion import confusion_parts, confusion_ratio, zero_division_value
+from ..metrics.registry import REGISTRY
 from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze
 
 __all__ = [
@@ -76,7 +77,8 @@ __all__ = [
     "per_label_scores",
 ]
 
-MULTILABEL_METRICS: tuple[str, ...] = ("recall", "f1")
+#: the registry's metrics that declare multi-label scores
+MULTILABEL_METRICS: tuple[str, ...] = tuple(n for n, cls in REGISTRY.items() if cls.multilabel)
 MULTILABEL_RESAMPLE: tuple[str, ...] = ("instances", "labels")
 MULTILABEL_METHODS: tuple[str, ...] = methods_offered(standard_errors=False)
 UNDEFINED_LABEL_POLICIES: tuple[str, ...] = ("zero", "one", "exclude")

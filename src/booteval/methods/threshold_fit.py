@@ -22,7 +22,8 @@ from ..core.validation import (
     check_same_length,
     describe_value,
 )
-from ..metrics.confusion import CONFUSION_RATIOS, confusion_ratio
+from ..metrics.confusion import confusion_ratio
+from ..metrics.registry import REGISTRY
 
 # ------------------------------------------------------------------ metrics
 # Each metric maps weighted confusion counts (arrays of equal shape) to values,
@@ -40,12 +41,14 @@ def _count_metric(name: str) -> CountMetric:
     return metric
 
 
+# the registry's metrics that declare a ratio of the confusion-count core, with its range
 _METRICS: dict[str, tuple[CountMetric, tuple[float, float]]] = {
-    name: (_count_metric(name), (-1.0, 1.0) if name == "youden" else (0.0, 1.0))
-    for name in CONFUSION_RATIOS
+    name: (_count_metric(cls.confusion_ratio), cls.bounds or (0.0, 1.0))
+    for name, cls in REGISTRY.items()
+    if cls.confusion_ratio is not None
 }
 
-#: Names of the operating-point metrics (``metric=``).
+#: Names of the operating-point metrics (``metric=``): the registry's confusion ratios.
 THRESHOLD_METRICS: tuple[str, ...] = tuple(_METRICS)
 
 

@@ -95,6 +95,7 @@ from ..core.engine import (
     screen_undefined,
 )
 from ..core.errors import InvalidInputError
+from ..core.intervals import STUDENTIZED, methods_offered
 from ..core.options import entry_point
 from ..core.streams import generator
 from ..core.validation import as_float_array, check_same_length, describe_value
@@ -113,7 +114,8 @@ __all__ = [
 
 MULTIPLIERS: tuple[str, ...] = ("rademacher", "mammen", "normal")
 RESIDUAL_SCALINGS: tuple[str, ...] = ("hc0", "hc2", "hc3")
-WILD_METHODS: tuple[str, ...] = ("percentile", "basic", "normal", "studentized")
+#: what the wild bootstrap offers: no BCa (the multipliers are no resample of rows to jackknife)
+WILD_METHODS: tuple[str, ...] = methods_offered(jackknife=False)
 
 # multiplier cells (replicates x rows) per generator block, and replicates per block at most
 _BLOCK_CELLS = 1 << 20
@@ -304,7 +306,7 @@ def wild_ci(
         The multiplier distribution (see the module notes).
     residuals : {"hc2", "hc0", "hc3"}
         Residual rescaling by the leverages (see the module notes).
-    method : {"percentile", "basic", "normal", "studentized"}
+    method : {"percentile", "basic", "normal", "studentized", "studentized-symmetric"}
     confidence_level : float
     n_resamples : int
         Number of wild replicates ``B``.
@@ -377,9 +379,7 @@ def wild_ci(
             "vectorized=True apply to the default OLS fit)",
             describe_value(statistic),
         )
-    if method == "studentized" and (
-        fit is not None or not isinstance(statistic, (int, np.integer))
-    ):
+    if method in STUDENTIZED and (fit is not None or not isinstance(statistic, (int, np.integer))):
         raise InvalidInputError(
             "method",
             "'percentile', 'basic' or 'normal' for this statistic ('studentized' needs the "
@@ -432,7 +432,7 @@ def wild_ci(
 
         est = stats_of(beta_hat[None, :])[0]
         k = est.size
-        want_se = method == "studentized"
+        want_se = method in STUDENTIZED
         aj2 = a_mat[int(statistic)] ** 2 * factor**2 if want_se else None
 
         def betas_of(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # v (batch, n)

@@ -183,6 +183,16 @@ class Metric(ABC):
     label_inputs : tuple of str
         Inputs holding class labels whose set of classes the metric checks (a cluster
         run checks the classes of the whole column, with :meth:`check_classes`).
+    auto_family : str
+        The family that ``method="auto"``'s rule reads (:mod:`booteval.inference.auto_method`):
+        ``"proportion"``, ``"mean"``, ``"f1"``, ``"pearson"``, ``"kendall"``, ``"bleu"`` or
+        ``"other"``. A ``"mean"`` whose :meth:`row_scores` are all 0 or 1 counts as a
+        proportion.
+    confusion_ratio : str or None
+        The ratio of the confusion-count core (:mod:`booteval.metrics.confusion`) that the
+        metric is, for binary labels; the threshold bootstrap offers these metrics.
+    multilabel : bool
+        Whether :func:`booteval.multilabel_ci` offers the metric.
     """
 
     name: ClassVar[str] = "metric"
@@ -193,9 +203,26 @@ class Metric(ABC):
     discrete_inputs: ClassVar[bool] = False
     row_local: ClassVar[bool] = False
     label_inputs: ClassVar[tuple[str, ...]] = ()
+    auto_family: ClassVar[str] = "other"
+    confusion_ratio: ClassVar[str | None] = None
+    multilabel: ClassVar[bool] = False
 
     def __init__(self, **params: Any) -> None:
         self.params = dict(params)
+
+    def row_scores(self, *arrays: np.ndarray) -> np.ndarray | None:
+        """The per-row scores whose mean is the metric (accuracy's 0/1 outcomes, the
+        mean's scores) on validated arrays; ``None`` where the metric is no such mean.
+
+        Examples
+        --------
+        >>> from booteval.metrics import get_metric
+        >>> get_metric("accuracy").row_scores(np.array([0, 1]), np.array([1, 1])).tolist()
+        [0.0, 1.0]
+        >>> get_metric("roc_auc").row_scores(np.array([0, 1]), np.array([0.2, 0.9])) is None
+        True
+        """
+        return None
 
     @property
     def n_inputs(self) -> int:

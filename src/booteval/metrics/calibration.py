@@ -107,6 +107,8 @@ class _ProbabilityMetric(Metric):
 class _MeanLoss(_ProbabilityMetric):
     """The mean of a per-row loss of (label, probabilities)."""
 
+    auto_family: ClassVar[str] = "mean"
+
     # with one probability column, each row's loss depends on that row alone (a table
     # checks the classes of the whole label column)
     row_local = True

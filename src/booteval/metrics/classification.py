@@ -22,7 +22,7 @@ from ..core.design import Design
 from ..core.errors import InvalidInputError
 from ..core.validation import as_label_array, check_label_pair, check_same_length
 from .base import Evaluator, Metric, SumEvaluator, row_sum, safe_divide
-from .confusion import confusion_parts, zero_division_value
+from .confusion import confusion_parts, confusion_ratio, zero_division_value
 from .linearize import confusion_gradient
 
 __all__ = [
@@ -34,6 +34,8 @@ __all__ = [
     "MatthewsCorrCoef",
     "Precision",
     "Recall",
+    "Specificity",
+    "Youden",
 ]
 
 AVERAGES = ("binary", "macro", "micro", "weighted")
@@ -123,6 +125,11 @@ class Accuracy(_LabelMetric):
     """
 
     name = "accuracy"
+    auto_family: ClassVar[str] = "proportion"
+    confusion_ratio: ClassVar[str | None] = "accuracy"
+
+    def row_scores(self, *arrays: np.ndarray) -> np.ndarray:
+        return self.outcomes(*arrays).astype(float)
 
     def outcomes(self, y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
         """Each row's outcome (``True`` where it counts), whose mean is the metric.
@@ -157,9 +164,31 @@ class ErrorRate(Accuracy):
 
     name = "error_rate"
     greater_is_better = False
+    confusion_ratio: ClassVar[str | None] = None
 
     def _hits(self, y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
         return ~super()._hits(y_true, y_pred)
+
+
+def _positive_index(classes: np.ndarray, pos_label: Any, parameter: str) -> int:
+    """The index of ``pos_label`` among two classes (a clear error for more classes, or
+    for a positive label that is not one of them)."""
+    if classes.size > 2:
+        wanted = (
+            f"a multiclass average ('macro', 'micro' or 'weighted') for {classes.size} classes"
+            if parameter == "average"
+            else "binary labels (two classes at most)"
+        )
+        received = "'binary'" if parameter == "average" else f"{classes.size} classes"
+        raise InvalidInputError(
+            parameter, wanted, received, f"The labels are {classes.tolist()[:10]}."
+        )
+    hit = np.flatnonzero(classes == pos_label)
+    if hit.size == 0:
+        raise InvalidInputError(
+            "pos_label", f"one of the labels {classes.tolist()}", repr(pos_label)
+        )
+    return int(hit[0])
 
 
 class _AveragedMetric(_ConfusionMetric):
@@ -186,19 +215,7 @@ class _AveragedMetric(_ConfusionMetric):
     def _context(self, classes: np.ndarray, y_true: np.ndarray, y_pred: np.ndarray) -> dict:
         if self.average != "binary":
             return {}
-        if classes.size > 2:
-            raise InvalidInputError(
-                "average",
-                f"a multiclass average ('macro', 'micro' or 'weighted') for {classes.size} classes",
-                "'binary'",
-                f"The labels are {classes.tolist()[:10]}.",
-            )
-        hit = np.flatnonzero(classes == self.pos_label)
-        if hit.size == 0:
-            raise InvalidInputError(
-                "pos_label", f"one of the labels {classes.tolist()}", repr(self.pos_label)
-            )
-        return {"pos": int(hit[0])}
+        return {"pos": _positive_index(classes, self.pos_label, "average")}
 
     def _from_confusion(self, cm: np.ndarray, ctx: dict[str, Any]) -> np.ndarray:
         tp = np.diagonal(cm, axis1=1, axis2=2)
@@ -252,6 +269,7 @@ class Precision(_AveragedMetric):
     """
 
     name = "precision"
+    confusion_ratio: ClassVar[str | None] = "precision"
 
 
 class Recall(_AveragedMetric):
@@ -264,6 +282,8 @@ class Recall(_AveragedMetric):
     """
 
     name = "recall"
+    confusion_ratio: ClassVar[str | None] = "recall"
+    multilabel: ClassVar[bool] = True
 
 
 class F1(_AveragedMetric):
@@ -276,6 +296,67 @@ class F1(_AveragedMetric):
     """
 
     name = "f1"
+    auto_family: ClassVar[str] = "f1"
+    confusion_ratio: ClassVar[str | None] = "f1"
+    multilabel: ClassVar[bool] = True
+
+
+class _BinaryRatio(_ConfusionMetric):
+    """A ratio of the confusion-count core for binary labels, one class positive."""
+
+    def __init__(self, *, pos_label: Any = 1, zero_division: float = 0.0) -> None:
+        zero_division = zero_division_value(zero_division)
+        params: dict[str, Any] = {} if pos_label == 1 else {"pos_label": pos_label}
+        if zero_division != 0.0:
+            params["zero_division"] = zero_division
+        super().__init__(**params)
+        self.pos_label = pos_label
+        self.zero_division = zero_division
+
+    def _context(self, classes: np.ndarray, y_true: np.ndarray, y_pred: np.ndarray) -> dict:
+        return {"pos": _positive_index(classes, self.pos_label, "y_true")}
+
+    def _from_confusion(self, cm: np.ndarray, ctx: dict[str, Any]) -> np.ndarray:
+        j = ctx["pos"]
+        tp = cm[:, j, j]
+        fp = cm[:, :, j].sum(axis=1) - tp
+        fn = cm[:, j, :].sum(axis=1) - tp
+        tn = cm.sum(axis=(1, 2)) - tp - fp - fn
+        return confusion_ratio(self.name, tp, fp, fn, tn, self.zero_division)
+
+
+class Specificity(_BinaryRatio):
+    """Specificity: true negatives over actual negatives, for binary labels.
+
+    Parameters
+    ----------
+    pos_label : label, default 1
+        The positive class; every other row is a negative.
+    zero_division : {0, 1, nan}
+        Value where there are no actual negatives.
+
+    Examples
+    --------
+    >>> Specificity()([0, 0, 0, 1], [0, 1, 0, 1])
+    0.6666666666666666
+    """
+
+    name = "specificity"
+    confusion_ratio: ClassVar[str | None] = "specificity"
+
+
+class Youden(_BinaryRatio):
+    """Youden's J: recall plus specificity minus 1, for binary labels.
+
+    Examples
+    --------
+    >>> Youden()([0, 0, 1, 1], [0, 1, 1, 1])
+    0.5
+    """
+
+    name = "youden"
+    bounds = (-1.0, 1.0)
+    confusion_ratio: ClassVar[str | None] = "youden"
 
 
 class BalancedAccuracy(_ConfusionMetric):
@@ -359,6 +440,8 @@ METRICS: dict[str, type[Metric]] = {
     "precision": Precision,
     "recall": Recall,
     "f1": F1,
+    "specificity": Specificity,
+    "youden": Youden,
     "balanced_accuracy": BalancedAccuracy,
     "mcc": MatthewsCorrCoef,
     "cohen_kappa": CohenKappa,

@@ -506,6 +506,7 @@ class Pearson(_PairMetric):
     """
 
     name = "pearson"
+    auto_family: ClassVar[str] = "pearson"
 
     def bind(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
         x, y = (np.asarray(a, dtype=np.float64) for a in arrays)
@@ -567,6 +568,7 @@ class Kendall(_PairMetric):
     """
 
     name = "kendall"
+    auto_family: ClassVar[str] = "kendall"
 
     def bind(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
         x, y = (np.asarray(a, dtype=np.float64) for a in arrays)

@@ -112,6 +112,10 @@ class Mean(Metric):
     name = "mean"
     input_names: ClassVar[tuple[str, ...]] = ("scores",)
     row_local: ClassVar[bool] = True
+    auto_family: ClassVar[str] = "mean"
+
+    def row_scores(self, *arrays: np.ndarray) -> np.ndarray:
+        return np.asarray(arrays[0], dtype=float)
 
     def validate(self, *arrays: object) -> tuple[np.ndarray, ...]:
         return (as_float_array(arrays[0], "scores"),)
@@ -198,6 +202,7 @@ class MAE(_RegressionMetric):
     """
 
     name = "mae"
+    auto_family: ClassVar[str] = "mean"
     bounds = (0.0, np.inf)
 
     def bind(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:
@@ -217,6 +222,7 @@ class MSE(_RegressionMetric):
     """
 
     name = "mse"
+    auto_family: ClassVar[str] = "mean"
     bounds = (0.0, np.inf)
 
     def bind(self, arrays: tuple[np.ndarray, ...], design: Design) -> Evaluator:

@@ -492,6 +492,7 @@ class BLEU(_TextMetric):
     """
 
     name = "bleu"
+    auto_family: ClassVar[str] = "bleu"
 
     def __init__(
         self,
