@@ -25,13 +25,26 @@ __all__ = ["philox_blocks", "poisson_int_sums"]
 _CHUNK = 512
 
 
+@njit(cache=_CACHE, inline="always")
+def _philox10(c0, c1, c2, c3, ka, kb):  # pragma: no cover - compiled
+    """The ten rounds of Philox4x32 on one counter ``(c0, c1, c2, c3)`` (``uint64``
+    words holding 32 bits) under the round keys ``ka``, ``kb``."""
+    low = np.uint64(0xFFFFFFFF)
+    s32 = np.uint64(32)
+    m0, m1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
+    for r in range(10):
+        p0 = m0 * c0
+        p1 = m1 * c2
+        c0, c1, c2, c3 = (p1 >> s32) ^ c1 ^ ka[r], p1 & low, (p0 >> s32) ^ c3 ^ kb[r], p0 & low
+    return c0, c1, c2, c3
+
+
 @njit(cache=_CACHE)
 def _sums(keys, values, ka, kb, start, stop, t, out):  # pragma: no cover - compiled
     """Philox for a chunk of units at once (a loop without branches, which the compiler
     vectorizes), then each replicate's counts and their dot products with the values."""
     low = np.uint64(0xFFFFFFFF)
     s32 = np.uint64(32)
-    m0, m1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
     n, m = values.shape
     first, last = start // 4, (stop - 1) // 4
     words = np.empty((4, _CHUNK), dtype=np.uint64)
@@ -42,16 +55,9 @@ def _sums(keys, values, ka, kb, start, stop, t, out):  # pragma: no cover - comp
         for blk in range(first, last + 1):
             for i in range(size):
                 key = keys[lo + i]
-                c0, c1, c2, c3 = key & low, key >> s32, np.uint64(blk), np.uint64(0)
-                for r in range(10):
-                    p0 = m0 * c0
-                    p1 = m1 * c2
-                    c0, c1, c2, c3 = (
-                        (p1 >> s32) ^ c1 ^ ka[r],
-                        p1 & low,
-                        (p0 >> s32) ^ c3 ^ kb[r],
-                        p0 & low,
-                    )
+                c0, c1, c2, c3 = _philox10(
+                    key & low, key >> s32, np.uint64(blk), np.uint64(0), ka, kb
+                )
                 words[0, i], words[1, i], words[2, i], words[3, i] = c0, c1, c2, c3
             for j in range(4):
                 b = 4 * blk + j - start
@@ -106,20 +112,9 @@ def poisson_int_sums(
 
 @njit(cache=_CACHE)
 def _blocks(c0s, c1s, c2s, c3, ka, kb, out):  # pragma: no cover - compiled
-    low = np.uint64(0xFFFFFFFF)
     s32 = np.uint64(32)
-    m0, m1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
     for i in range(c0s.size):
-        c0, c1, c2, c4 = c0s[i], c1s[i], c2s[i], c3
-        for r in range(10):
-            p0 = m0 * c0
-            p1 = m1 * c2
-            c0, c1, c2, c4 = (
-                (p1 >> s32) ^ c1 ^ ka[r],
-                p1 & low,
-                (p0 >> s32) ^ c4 ^ kb[r],
-                p0 & low,
-            )
+        c0, c1, _, _ = _philox10(c0s[i], c1s[i], c2s[i], c3, ka, kb)
         out[i] = c0 | (c1 << s32)
 
 
