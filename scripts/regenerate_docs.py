@@ -1,14 +1,16 @@
 """Rewrite the printed output of documentation examples that no longer match the code.
 
-The test suite runs every ``>>>`` example of the guides (``docs/*.md``) and of the
-docstrings (``tests/test_docs.py``); after a change of a default or of a format, this
-script runs the same examples and writes what they print now in place of what the page
-shows, so that the page is regenerated from the code rather than edited by hand. Only
-failing examples are rewritten (an expected output that still matches, ``...`` included,
-is kept). Read the diff before committing it: a changed number must be a change you meant.
+The test suite runs every example of the README, the guides (``docs/*.md``: ``>>>``
+examples, ``console`` blocks and the outputs of commands, as ``tests/markdown_examples.py``
+describes) and the docstrings (``tests/test_docs.py``); after a change of a default or of a
+format, this script runs the same examples and writes what they print now in place of what
+the page shows, so that the page is regenerated from the code rather than edited by hand.
+Only failing examples are rewritten (an expected output that still matches, ``...``
+included, is kept). Read the diff before committing it: a changed number must be a change
+you meant.
 
-    python scripts/regenerate_docs.py                 # every guide and module
-    python scripts/regenerate_docs.py docs/plots.md booteval.report
+    python scripts/regenerate_docs.py                 # the README, every guide and module
+    python scripts/regenerate_docs.py README.md docs/plots.md booteval.report
 """
 
 from __future__ import annotations
@@ -18,11 +20,15 @@ import importlib
 import inspect
 import pkgutil
 import sys
+import tempfile
 from pathlib import Path
 
 import booteval
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+import markdown_examples  # noqa: E402  (the test suite's runner, from tests/)
+
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 #: pages written by a program (the coverage atlas has its own script)
 GENERATED = {"coverage.md"}
@@ -83,10 +89,12 @@ def _fit(line: str, path: Path, indent: int) -> str:
     return line[: cut if cut > 0 else room - 4] + " ..."
 
 
-def _guide(path: Path) -> int:
-    text = path.read_text()
-    test = doctest.DocTestParser().get_doctest(text, {}, path.name, str(path), 0)
-    return _rewrite(path, [test])
+def _page(path: Path) -> int:
+    with tempfile.TemporaryDirectory(prefix="booteval-docs-") as tmp:
+        _, mismatches, errors = markdown_examples.run_page(path, Path(tmp))
+    for error in errors:
+        print(f"{error}; fix it by hand")
+    return markdown_examples.rewrite(path, mismatches) if mismatches else 0
 
 
 def _module(name: str) -> int:
@@ -105,13 +113,14 @@ def _module(name: str) -> int:
 
 def main(argv: list[str]) -> int:
     targets = argv or [
+        str(ROOT / "README.md"),
         *(str(p) for p in sorted((ROOT / "docs").glob("*.md")) if p.name not in GENERATED),
         *(m.name for m in pkgutil.walk_packages(booteval.__path__, prefix="booteval.")),
     ]
     total = 0
     for target in targets:
         path = Path(target)
-        count = _guide(path) if path.suffix == ".md" else _module(target)
+        count = _page(path) if path.suffix == ".md" else _module(target)
         if count:
             print(f"{target}: {count} example(s) rewritten")
         total += count

@@ -8,6 +8,7 @@ expected, never a traceback.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -365,13 +366,46 @@ def test_plot_flag_writes_an_image(frame, tmp_path):
 
 
 # ------------------------------------------------------------------------------ demo
-def test_demo_runs_end_to_end():
+def test_demo_runs_end_to_end(tmp_path):
     pytest.importorskip("sklearn")
-    out = run("demo", "-B", "300", "--quiet")
+    out = run("demo", "-B", "300", "--quiet", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     for needle in ("$ booteval ci", "$ booteval compare", "$ booteval leaderboard",
-                   "$ booteval power", "roc_auc (95% CI)", "B = 300, seed = 0"):  # fmt: skip
+                   "$ booteval power", "roc_auc (95% CI)", "B = 300, seed = 0",
+                   "Files written to booteval-demo/", "files stay in booteval-demo/"):  # fmt: skip
         assert needle in out.stdout, needle
+    assert sorted(p.name for p in (tmp_path / "booteval-demo").iterdir()) == [
+        "test.csv",
+        "test_long.csv",
+    ]
+
+
+@slow
+def test_demo_commands_rerun_as_printed(tmp_path):
+    """Every command the demo prints, run again from the same folder, prints what the demo
+    showed under it; ``--out`` names the folder."""
+    pytest.importorskip("sklearn")
+    out = run("demo", "-B", "300", "--quiet", "--out", "my demo", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "Files written to my demo/" in out.stdout
+    steps = out.stdout.split("\n$ booteval ")[1:]
+    assert len(steps) == 5
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    for step in steps:
+        command = step.partition("\n")[0]
+        again = subprocess.run(
+            f"booteval {command}", shell=True, cwd=tmp_path, capture_output=True, text=True,
+            timeout=120, env=env,
+        )  # fmt: skip
+        assert again.returncode == 0, again.stderr
+        assert again.stdout.strip() and again.stdout.strip() in out.stdout, command
+
+
+def test_demo_refuses_an_out_that_is_a_file(tmp_path):
+    (tmp_path / "taken").write_text("x")
+    out = run("demo", "-B", "200", "--quiet", "--out", "taken", cwd=tmp_path)
+    assert out.returncode == 2
+    assert "--out" in out.stderr and "is a file" in out.stderr
 
 
 # ------------------------------------------------------------------------ real data

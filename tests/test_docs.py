@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import importlib.util
 import pkgutil
+import re
 from pathlib import Path
 
 import pytest
 
 import booteval
+import markdown_examples
 
 ROOT = Path(__file__).resolve().parents[1]
 #: pages written by a program, with tables and no code (the coverage atlas)
 GENERATED = {"coverage.md"}
-DOCS = sorted(p for p in (ROOT / "docs").glob("*.md") if p.name not in GENERATED)
+GUIDES = sorted(p for p in (ROOT / "docs").glob("*.md") if p.name not in GENERATED)
+PAGES = [ROOT / "README.md", *GUIDES]
 MODULES = sorted(m.name for m in pkgutil.walk_packages(booteval.__path__, prefix="booteval."))
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
@@ -22,23 +26,67 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 DATA = ROOT.parent / "shared" / "data"
 
 
-#: guides that run seconds of bootstrap on the real data: the full suite runs them
-SLOW_GUIDES = {"leaderboard_mmlu_pro.md", "meta_evaluation.md"}
+#: pages that run seconds of bootstrap on the real data (or the demo, or figures): the
+#: full suite runs them
+SLOW_PAGES = {"README.md", "leaderboard_mmlu_pro.md", "meta_evaluation.md", "plots.md"}
 
 
 @pytest.mark.parametrize(
     "path",
     [
-        pytest.param(p, id=p.name, marks=[pytest.mark.slow] if p.name in SLOW_GUIDES else [])
-        for p in DOCS
+        pytest.param(p, id=p.name, marks=[pytest.mark.slow] if p.name in SLOW_PAGES else [])
+        for p in PAGES
     ],
 )
-def test_guide_examples_run(path):
+def test_page_examples_print_what_the_page_shows(path, tmp_path):
+    """Every block that shows output is run (``tests/markdown_examples.py``) and prints
+    what the page shows; ``python scripts/regenerate_docs.py`` rewrites a page that no
+    longer does."""
     if "shared/data" in path.read_text() and not DATA.is_dir():
         pytest.skip(f"{path.name} reads the real data in {DATA}, which is absent")
-    result = doctest.testfile(str(path), module_relative=False, optionflags=FLAGS)
-    assert result.attempted > 0
-    assert result.failed == 0
+    attempted, mismatches, errors = markdown_examples.run_page(path, tmp_path)
+    assert not errors, "\n".join(errors)
+    assert not mismatches, "\n\n".join(map(str, mismatches))
+    assert attempted > 0
+
+
+@pytest.mark.parametrize("path", PAGES, ids=[p.name for p in PAGES])
+def test_every_block_that_shows_output_is_checked(path):
+    """A text block is the output of a command (``<!-- docs: output of ... -->``) or a
+    marked sketch; nothing shows output that no test runs."""
+    assert not markdown_examples.unchecked(markdown_examples.parse(path))
+
+
+@pytest.mark.slow
+def test_figures_show_what_the_code_beside_them_draws(tmp_path):
+    """The images of docs/plots.md are drawn by docs/img/make_images.py from the page's own
+    code blocks; their text (titles, labels, legends, numbers) is what that code draws
+    today (the text, not the pixels, is compared)."""
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("sklearn")
+    spec = importlib.util.spec_from_file_location("make_images", ROOT / "docs/img/make_images.py")
+    make_images = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_images)
+    saved = make_images.draw(tmp_path)
+    shown = set(re.findall(r"\]\(img/([\w.]+\.png)\)", (ROOT / "docs/plots.md").read_text()))
+    assert shown and shown <= set(saved), "an image of docs/plots.md is drawn by no code block"
+    assert make_images.render(saved) == (ROOT / "docs/img/figures.txt").read_text(), (
+        "a figure's text changed: run python docs/img/make_images.py and commit the images"
+    )
+
+
+def test_the_runner_catches_a_wrong_number(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```python\n>>> print(1 + 1)\n3\n```\n\n```console\n$ echo 41\n42\n```\n\n"
+        "<!-- docs: output of echo a -->\n```text\nb\n```\n\n"
+        "<!-- docs: sketch -->\n```python\nundefined_name\n```\n"
+    )
+    attempted, mismatches, errors = markdown_examples.run_page(page, tmp_path)
+    assert attempted == 3 and not errors
+    assert [m.got.strip() for m in mismatches] == ["2", "41", "a"]
+    markdown_examples.rewrite(page, mismatches)
+    assert markdown_examples.run_page(page, tmp_path)[1] == []
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -1,52 +1,80 @@
-"""Regenerate the example images of docs/plots.md (run from the repository root).
+"""Draw the images of docs/plots.md from the code shown beside them (run from anywhere).
 
-python docs/img/make_images.py
+    python docs/img/make_images.py
+
+Runs every script block of ``docs/plots.md`` (the ``python`` blocks without ``>>>``) with
+this folder as the current directory, so that each ``path=`` of the page writes its image
+here, and records the text of every saved figure (titles, axis labels, legend entries,
+annotations) in ``figures.txt``. The test suite (``tests/test_docs.py``) runs the same blocks
+into a temporary folder and compares their text with ``figures.txt``: a changed number in a
+figure fails a test until this script has drawn it again. (``coverage_atlas.png`` is drawn
+by ``benchmarks/coverage_atlas.py --render``.)
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-from sklearn.datasets import load_breast_cancer
-from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import train_test_split
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
-
-import booteval
-from booteval.plot import plot_distribution, plot_forest, plot_pairwise, plot_reliability
-
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+import markdown_examples  # noqa: E402  (the test suite's runner of Markdown pages)
 
-df = booteval.datasets.mmlu_pro()
-models = [
-    "Meta-Llama-3-70B", "Qwen1.5-110B", "Qwen1.5-72B-Chat", "Yi-34B",
-    "Mixtral-8x7B-Instruct-v0.1", "Phi-3-mini-4k-instruct", "Mixtral-8x7B-v0.1", "gemma-7b",
-]  # fmt: skip
+PAGE = ROOT / "docs" / "plots.md"
 
-# one system: clustered by source subject
-r = booteval.ci(df["Meta-Llama-3-70B"], clusters=df["src"], seed=0)
-plot_distribution(r, HERE / "distribution.png", scale=100, digits=2)
 
-# a paired comparison
-c = booteval.compare(
-    df["Qwen1.5-110B"], df["Meta-Llama-3-70B"],
-    names=("Qwen1.5-110B", "Meta-Llama-3-70B"), clusters=df["src"], seed=0,
-)  # fmt: skip
-plot_distribution(c, HERE / "comparison.png", scale=100, digits=2)
+def figure_text(fig) -> list[str]:
+    """The words and numbers a figure shows, axes by axes, in drawing order."""
+    lines = [f"suptitle: {fig._suptitle.get_text()}"] if fig._suptitle else []
+    for i, ax in enumerate(fig.axes):
+        for what, text in (("title", ax.get_title()), ("x", ax.get_xlabel()),
+                           ("y", ax.get_ylabel())):  # fmt: skip
+            if text:
+                lines += [f"axes {i} {what}: {line}" for line in text.splitlines()]
+        legend = ax.get_legend()
+        if legend is not None:
+            lines += [f"axes {i} legend: {t.get_text()}" for t in legend.get_texts()]
+        lines += [f"axes {i} text: {t.get_text()}" for t in ax.texts if t.get_text().strip()]
+        for axis in ("x", "y"):  # named ticks (systems, rows), not the locator's numbers
+            ticks = getattr(ax, f"get_{axis}ticklabels")()
+            lines += [
+                f"axes {i} {axis} tick: {t.get_text()}"
+                for t in ticks
+                if any(ch.isalpha() for ch in t.get_text())
+            ]
+    return lines
 
-# a leaderboard of 8 systems, B = 2000
-lb = booteval.leaderboard(df[models], clusters=df["src"], n_resamples=2000, seed=0)
-plot_forest(lb, path=HERE / "forest.png", scale=100, digits=1)
-plot_pairwise(lb, HERE / "pairwise.png", scale=100)
 
-# calibration of a naive Bayes classifier on held-out breast-cancer data
-X, y = load_breast_cancer(return_X_y=True)
-X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.5, random_state=0, stratify=y)
-lr = (
-    make_pipeline(StandardScaler(), LogisticRegression(C=0.01))
-    .fit(X_tr, y_tr)
-    .predict_proba(X_te)[:, 1]
-)
-plot_reliability(y_te, lr, n_bins=10, path=HERE / "reliability.png", n_resamples=2000, seed=0,
-                 title="Logistic regression (C = 0.01), breast cancer, held-out half")  # fmt: skip
+def draw(folder: Path) -> dict[str, list[str]]:
+    """Run the page's script blocks in ``folder``: each saved image's name and text."""
+    from matplotlib.figure import Figure
+
+    saved: dict[str, list[str]] = {}
+    original = Figure.savefig
+
+    def savefig(self, fname, *args, **kwargs):
+        saved[Path(fname).name] = figure_text(self)
+        return original(self, fname, *args, **kwargs)
+
+    Figure.savefig = savefig
+    try:
+        page = markdown_examples.parse(PAGE)
+        page.blocks = [b for b in page.blocks if b.lang == "python" and not b.doctest]
+        _, _, errors = markdown_examples.run_blocks(page, folder)
+    finally:
+        Figure.savefig = original
+    if errors:
+        raise RuntimeError("\n".join(errors))
+    return saved
+
+
+def render(saved: dict[str, list[str]]) -> str:
+    return "".join(f"{name}\n" + "".join(f"  {line}\n" for line in lines) for name, lines in
+                   sorted(saved.items()))  # fmt: skip
+
+
+if __name__ == "__main__":
+    text = render(draw(HERE))
+    (HERE / "figures.txt").write_text(text)
+    print(text, end="")

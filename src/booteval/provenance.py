@@ -125,7 +125,7 @@ AUTO_NOTE = "method='auto' chose "
 def auto_reason(note: str) -> bool:
     """Whether ``note`` says why ``method="auto"`` chose a method (a leaderboard's notes
     name their system first)."""
-    if note.startswith("system "):
+    if note.startswith(("system ", "systems ")):
         note = note.partition(": ")[2]
     return note.startswith(AUTO_NOTE)
 

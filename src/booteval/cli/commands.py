@@ -435,7 +435,7 @@ def _cmd_power(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------------ demo
 def _cmd_demo(args: argparse.Namespace) -> int:
-    import tempfile
+    import shlex
 
     main = args.main  # the command line's entry point, which runs the commands shown
 
@@ -476,55 +476,59 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         ignore_index=True,
     )  # fmt: skip
     b = str(args.n_resamples)
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise CliError(f"--out: expected a folder for the demo's files; {out} is a file")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        wide_path, long_path = out / "test.csv", out / "test_long.csv"
+        wide.to_csv(wide_path, index=False)
+        long.to_csv(long_path, index=False)
+    except OSError as exc:
+        raise CliError(
+            f"--out: cannot write the demo's files to {out} ({_one_line(exc)})"
+        ) from None
     print(
         "booteval demo: three scikit-learn classifiers trained on the breast cancer data that "
         f"ships with scikit-learn,\nscored on {len(y_te)} held-out rows (label 1 = benign). "
-        "Files written to a temporary folder:\n  test.csv (one row per test case, columns per "
+        f"Files written to {out}{os.sep}:\n  test.csv (one row per test case, columns per "
         "model) and test_long.csv (one row per model and case).\n"
     )
-    with tempfile.TemporaryDirectory(prefix="booteval-demo-") as tmp:
-        wide_path, long_path = Path(tmp, "test.csv"), Path(tmp, "test_long.csv")
-        wide.to_csv(wide_path, index=False)
-        long.to_csv(long_path, index=False)
-        steps = [
-            ("Accuracy and ROC-AUC of each model, with the 95 % interval method='auto' "
-             "picks for each (x100):",
-             ["ci", "test.csv", "--y-true", "label", "--y-pred", "*_pred", "--score", "*_prob",
-              "--metric", "accuracy", "--metric", "roc_auc", "--scale", "100", "--digits", "2"]),
-            ("Is the random forest's ROC-AUC different from logistic regression's? "
-             "Paired bootstrap interval, DeLong's test:",
-             ["compare", "test.csv", "--y-true", "label", "--score", "logreg_prob",
-              "--score", "forest_prob", "--metric", "roc_auc", "--test", "delong",
-              "--scale", "100", "--digits", "2"]),
-            ("All three ranked by accuracy from the long file, with rank intervals and "
-             "Holm-adjusted pairwise tests:",
-             ["leaderboard", "test_long.csv", "--system", "system", "--id", "row",
-              "--y-true", "label", "--y-pred", "pred", "--metric", "accuracy",
-              "--pairs", "all", "--scale", "100", "--digits", "2"]),
-            ("How large a difference in accuracy can a test set of this size detect? "
-             "(pilot: the two models' per-row correctness)",
-             ["power", "test.csv", "--a", "logreg_correct", "--b", "forest_correct",
-              "--scale", "100", "--digits", "2"]),
-            ("And how many test rows would a 1-point difference need?",
-             ["power", "test.csv", "--a", "logreg_correct", "--b", "forest_correct",
-              "--effect", "0.01", "--solve", "n", "--scale", "100", "--digits", "2"]),
-        ]  # fmt: skip
-        cwd = os.getcwd()
-        os.chdir(tmp)
-        try:
-            for i, (text, argv) in enumerate(steps, 1):
-                extra = ["--seed", "0", "--n-resamples", b] if argv[0] != "power" else []
-                shown = " ".join(a if a.isidentifier() or "-" in a[:1] or a.replace(
-                    ".", "").isalnum() or a.replace("_", "").replace(".", "").isalnum()
-                    else repr(a) for a in argv + extra)  # fmt: skip
-                print(f"{i}. {text}\n$ booteval {shown}\n", flush=True)
-                sub = [*argv, *extra] + (["--quiet"] if args.quiet else [])
-                code = main(sub)  # the demo runs the real subcommands
-                print(flush=True)
-                if code:
-                    return code
-        finally:
-            os.chdir(cwd)
-    print("Run `booteval SUBCOMMAND --help` for the options; add --format markdown|latex|json|csv "
-          "for files and --plot FILE.png for a figure.")  # fmt: skip
+    wide_arg, long_arg = str(wide_path), str(long_path)
+    steps = [
+        ("Accuracy and ROC-AUC of each model, with the 95 % interval method='auto' "
+         "picks for each (x100):",
+         ["ci", wide_arg, "--y-true", "label", "--y-pred", "*_pred", "--score", "*_prob",
+          "--metric", "accuracy", "--metric", "roc_auc", "--scale", "100", "--digits", "2"]),
+        ("Is the random forest's ROC-AUC different from logistic regression's? "
+         "Paired bootstrap interval, DeLong's test:",
+         ["compare", wide_arg, "--y-true", "label", "--score", "logreg_prob",
+          "--score", "forest_prob", "--metric", "roc_auc", "--test", "delong",
+          "--scale", "100", "--digits", "2"]),
+        ("All three ranked by accuracy from the long file, with rank intervals and "
+         "Holm-adjusted pairwise tests:",
+         ["leaderboard", long_arg, "--system", "system", "--id", "row",
+          "--y-true", "label", "--y-pred", "pred", "--metric", "accuracy",
+          "--pairs", "all", "--scale", "100", "--digits", "2"]),
+        ("How large a difference in accuracy can a test set of this size detect? "
+         "(pilot: the two models' per-row correctness)",
+         ["power", wide_arg, "--a", "logreg_correct", "--b", "forest_correct",
+          "--scale", "100", "--digits", "2"]),
+        ("And how many test rows would a 1-point difference need?",
+         ["power", wide_arg, "--a", "logreg_correct", "--b", "forest_correct",
+          "--effect", "0.01", "--solve", "n", "--scale", "100", "--digits", "2"]),
+    ]  # fmt: skip
+    for i, (text, argv) in enumerate(steps, 1):
+        extra = ["--seed", "0", "--n-resamples", b] if argv[0] != "power" else []
+        print(f"{i}. {text}\n$ booteval {shlex.join(argv + extra)}\n", flush=True)
+        sub = [*argv, *extra] + (["--quiet"] if args.quiet else [])
+        code = main(sub)  # the demo runs the real subcommands
+        print(flush=True)
+        if code:
+            return code
+    print(
+        f"The files stay in {out}{os.sep}: each command above runs again as printed from the "
+        "folder you ran the demo in.\nRun `booteval SUBCOMMAND --help` for the options; add "
+        "--format markdown|latex|json|csv for files\nand --plot FILE.png for a figure."
+    )
     return 0

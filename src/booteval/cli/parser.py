@@ -354,12 +354,15 @@ def build_parser() -> argparse.ArgumentParser:
         "demo", help="run a real example end to end (scikit-learn data, no network)",
         formatter_class=_Formatter,
         description="Trains three scikit-learn classifiers on the breast cancer data that ships "
-        "with\nscikit-learn, writes their test-set predictions to files, and runs ci, compare,\n"
-        "leaderboard and power on them, printing each command and what it shows.",
+        "with\nscikit-learn, writes their test-set predictions to files in --out DIR (kept), "
+        "and runs\nci, compare, leaderboard and power on them, printing each command and what "
+        "it shows.",
     )  # fmt: skip
     p.add_argument("-B", "--n-resamples", type=int, default=10_000, metavar="B",
                    help="bootstrap resamples (default: 10000)")  # fmt: skip
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--out", metavar="DIR", default="booteval-demo",
+                   help="the folder for the demo's files (default: booteval-demo)")  # fmt: skip
     p.set_defaults(func=_cmd_demo, plot=None)
 
     # datasets

@@ -532,11 +532,12 @@ def _board(
 
     # ---- each system's interval
     sys_out: list[Any] = []
-    system_notes: list[str] = []
+    ci_notes: list[tuple[str, str]] = []  # (system, note) of ci's results
+    own_notes: list[tuple[str, str]] = []
     for j, name in enumerate(names):
         if systems_ci is not None:  # ci's notes; its warnings were raised with it
             out = systems_ci[j]
-            system_notes.extend(f"system {name}: {note}" for note in out.notes)
+            ci_notes.extend((name, note) for note in out.notes)
             sys_out.append(out)
             continue
         out = compute_interval(
@@ -544,8 +545,10 @@ def _board(
             jackknife=None if jack is None else jack[:, j], bounds=m.bounds,
             ties=bca_ties, warn=False,
         )  # fmt: skip
-        notes.extend(f"system {name}: {note}" for note in out.notes)
+        own_notes.extend((name, note) for note in out.notes)
         sys_out.append(out)
+    system_notes = _by_note(ci_notes)
+    notes.extend(_by_note(own_notes))
 
     # ---- ranks
     rank_hat = _ranks(est, gib)
@@ -645,6 +648,17 @@ def _board(
         ) if systems_ci is not None else (),
         pair_methods=tuple(used) if pair_methods is not None else (),
     )  # fmt: skip
+
+
+def _by_note(pairs: list[tuple[str, str]]) -> list[str]:
+    """Each distinct note once, naming the systems it is about, in first-seen order."""
+    who: dict[str, list[str]] = {}
+    for name, note in pairs:
+        who.setdefault(note, []).append(name)
+    return [
+        f"{'system' if len(names) == 1 else 'systems'} {', '.join(names)}: {note}"
+        for note, names in who.items()
+    ]
 
 
 def _system_se(out: Any, values: np.ndarray) -> float:

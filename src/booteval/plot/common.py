@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import InvalidInputError
+from ..provenance import methods_text
 from ..results import Result
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -97,10 +98,17 @@ def _scaled(label: str, scale: float) -> str:
 
 
 def _provenance(r: Any) -> str:
-    """``95% bca interval · B = 10000 · seed 0 · design``."""
-    parts = [f"{r.confidence_level * 100:g}% {r.method} interval"]
+    """``95% bca interval · B = 10000 · seed 0`` and the design, on two lines: each method
+    named once, a closed form said to be one (its histogram is still of the replicates)."""
+    methods: Any = r.method
+    if getattr(r, "system_methods", ()):
+        methods = {"systems": list(r.system_methods), "pairs": list(r.pair_methods)}
+    text, closed_only = methods_text(methods, r.confidence_level)
+    if not isinstance(methods, dict) and text.endswith(" intervals"):
+        text = text[: -len("s")]
+    parts = [text]
     if getattr(r, "n_resamples", 0):
-        parts.append(f"B = {r.n_resamples}")
+        parts.append(f"{'replicates: ' if closed_only else ''}B = {r.n_resamples}")
         parts.append(f"seed {r.seed}")
     if getattr(r, "n_undefined", 0):
         parts.append(f"{r.n_undefined} undefined (dropped)")

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..core.errors import InvalidInputError
 from ..inference.leaderboard import LeaderboardResult
+from ..provenance import methods_text
 from ..results import Difference, Result
 from .common import (
     _DASH,
@@ -367,7 +368,8 @@ def plot_pairwise(
     head = title if title is not None else f"Pairwise differences in {lb.metric}"
     prov = (
         f"{mark}: separated ({lb.correction}-adjusted p < {lb.alpha:g}) · "
-        f"{lb.method} · B = {lb.n_resamples} · seed {lb.seed}\n{lb.design}"
+        f"{methods_text(list(lb.pair_methods) or lb.method, lb.confidence_level)[0]} · "
+        f"B = {lb.n_resamples} · seed {lb.seed}\n{lb.design}"
     )
     ax.set_title(f"{head}\n{prov}", fontsize=9)
     return _save(fig, target)
