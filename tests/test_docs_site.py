@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -121,6 +122,25 @@ def test_an_api_page_renders_its_reference(site):
         assert parameter in dom
     assert page.code_blocks >= 1  # the docstring's example
     assert "Parameters" in dom and "Returns" in dom
+
+
+def test_api_reference_has_links_not_raw_roles(site):
+    """numpydoc's Sphinx roles (``:func:`booteval.ci```) render as cross-reference links
+    (``scripts/griffe_roles.py``), never as raw text, and an internal constant is not an
+    entry of a page's contents."""
+    roles = re.compile(r":(?:func|class|meth|attr|mod|data|exc|obj):")
+    pages = sorted((site / "reference").rglob("index.html"))
+    assert len(pages) >= 10
+    for path in pages:
+        text = path.read_text(encoding="utf-8")
+        assert not roles.search(text), f"raw role text in {path.relative_to(site)}"
+        assert "<autoref" not in text, f"unresolved reference markup in {path}"
+    page = parse((site / "reference" / "intervals" / "index.html").read_text(encoding="utf-8"))
+    to_objects = [h for h in page.links if "#booteval." in h]
+    assert len(to_objects) > 20  # cross-references to documented objects are links
+    assert any(h.endswith("#booteval.CIResult") for h in to_objects)
+    for constant in ("CLOSED_FORMS", "FEW_CLUSTERS", "NEAR_BOUNDARY"):
+        assert not any(i.endswith(constant) for i in page.ids), constant
 
 
 def test_no_internal_link_is_broken(site):

@@ -46,6 +46,8 @@ TESTS = ("bootstrap", "permutation", "mcnemar", "delong", "t")
 class ComparisonResult(PairedDifference):
     """The paired difference ``B - A`` of a metric between two systems on the same rows.
 
+    Attributes not listed below are as in :class:`~booteval.CIResult`.
+
     Attributes
     ----------
     metric : str
@@ -71,7 +73,6 @@ class ComparisonResult(PairedDifference):
         ``details["systems"]`` holds the two :class:`~booteval.CIResult`.
     distribution, distribution_a, distribution_b : ndarray
         The defined replicate values of the difference and of each system.
-    Other attributes as in :class:`~booteval.CIResult`.
     """
 
     metric: str

@@ -108,6 +108,8 @@ class SeedPoolResult(Result):
 class MethodComparisonResult(PairedDifference):
     """The difference ``B - A`` between two methods' expected metrics over seeds.
 
+    Attributes not listed below are as in :class:`SeedPoolResult`.
+
     Attributes
     ----------
     difference : float
@@ -128,7 +130,6 @@ class MethodComparisonResult(PairedDifference):
     result_a, result_b : SeedPoolResult
         Each method on its own (same test resamples).
     excludes_zero : bool
-    Other attributes as in :class:`SeedPoolResult`.
     """
 
     metric: str

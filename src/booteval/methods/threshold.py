@@ -106,6 +106,8 @@ class ThresholdCIResult(CIResult):
     ``n`` and ``n_clusters`` describe the test set; ``design`` describes both
     levels.
 
+    Attributes not listed below are as in :class:`~booteval.CIResult`.
+
     Attributes
     ----------
     rule : str
@@ -120,7 +122,6 @@ class ThresholdCIResult(CIResult):
         (all equal to ``threshold`` when ``refit=False``).
     n_val : int
         Number of validation rows.
-    Other attributes as in :class:`~booteval.CIResult`.
     """
 
     rule: str = ""
@@ -167,6 +168,8 @@ class ThresholdComparisonResult(ComparisonResult):
     ``n`` and ``n_clusters`` describe the test set; ``design`` describes both
     levels.
 
+    Attributes not listed below are as in :class:`~booteval.results.ComparisonResult`.
+
     Attributes
     ----------
     rule : str
@@ -178,7 +181,6 @@ class ThresholdComparisonResult(ComparisonResult):
         Each system's threshold in every defined replicate (aligned with
         ``distribution``).
     n_val : int
-    Other attributes as in :class:`~booteval.results.ComparisonResult`.
     """
 
     rule: str = ""
