@@ -494,3 +494,40 @@ def test_bad_inputs_name_the_parameter(call, parameter):
     with pytest.raises(InvalidInputError) as info:
         call()
     assert info.value.parameter == parameter
+
+
+# ------------------------------------------------------------ the atlas cell a note cites
+def test_auto_note_cites_the_atlas_cell_nearest_the_case():
+    """The note of method='auto' cites the cell nearest the case in rows, clusters and
+    proportion (not the rule's first cell), or says that none is near."""
+    import re
+
+    from booteval.inference.atlas_cite import cells_of, nearest_cell
+    from booteval.inference.auto_method import RULES
+
+    rng = np.random.default_rng(3)
+    clusters = np.repeat(np.arange(91), 130)
+    y = (rng.random(clusters.size) < 0.55).astype(float)
+    note = booteval.ci(y, clusters=clusters, seed=0, n_resamples=500).notes[0]
+    cited = note.split("nearest cell: ")[1]
+    assert "30 clusters" in cited and "n = 10,000" in cited  # not "n = 1,000, 5 clusters"
+    small = booteval.ci(np.r_[np.ones(17), np.zeros(3)], seed=0).notes[0]
+    assert "accuracy p = 0.9, n = 20:" in small
+    # every cited cell is whole: the metric named, each result with its method
+    for rule in RULES:
+        for cell in cells_of(rule.evidence):
+            assert cell.n is not None
+            for m in re.finditer(r"(\S+) (\d+\.\d) %", cell.text.split(": ", 1)[-1]):
+                assert not re.fullmatch(r"[\d.,]+", m.group(1)), cell.text
+    assert nearest_cell(RULES[-1].evidence, 228, None) is None  # no cell within 10x
+
+
+def test_leaderboard_notes_name_the_systems_once_per_note():
+    rng = np.random.default_rng(0)
+    clusters = np.repeat(np.arange(8), 5)
+    data = {f"s{i}": (rng.random(40) < 0.5).astype(float) for i in range(3)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        board = booteval.leaderboard(data, clusters=clusters, seed=0, n_resamples=300)
+    few = [n for n in board.notes if "only 8 clusters" in n]
+    assert len(few) == 1 and few[0].startswith("systems s0, s1, s2: ")

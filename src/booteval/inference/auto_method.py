@@ -31,6 +31,7 @@ from ..core.errors import collect_warnings, warn
 from ..core.intervals import CLOSED_FORMS, STUDENTIZED
 from ..metrics import Metric
 from .analytic import AnalyticInterval, jeffreys_interval
+from .atlas_cite import nearest_cell
 from .few_clusters import cluster_robust_interval, clustered_wilson_interval
 from .paired_proportions import (
     newcombe_interval,
@@ -183,9 +184,9 @@ RULES: tuple[Rule, ...] = (
     Rule("proportion", "clustered",
          f"fewer than {VERY_FEW_CLUSTERS} clusters and fewer than {FEW_ROWS} rows, both "
          "outcomes present", "cr2",
-         "accuracy, 5 clusters: p = 0.5, n = 20: CR2 95.2 %, symmetric bootstrap-t 95.1 %, "
-         "clustered Wilson 97.2 %, BCa 86.0 %; p = 0.9, n = 50, this row and the next (every "
-         "row alike): 94.6 %, against 96.5 %, 97.5 %, 83.6 %; the clustered Wilson interval "
+         "accuracy p = 0.5, n = 20, 5 clusters: CR2 95.2 %, symmetric bootstrap-t 95.1 %, "
+         "clustered Wilson 97.2 %, BCa 86.0 %; p = 0.9, n = 50, 5 clusters (this row and the "
+         "next, every row alike): 94.6 %, 96.5 %, 97.5 %, 83.6 %; the clustered Wilson interval "
          "over-covers when few clusters hold the rarer outcome; at p = 0.99 (n = 20 and 50) "
          "both cover 97 to 100 %, the bootstrap under 40 %",
          lambda case: _very_few_clusters(case) and (case.minority or 0) > 0),
@@ -225,9 +226,9 @@ RULES: tuple[Rule, ...] = (
          f"fewer than {VERY_FEW_CLUSTERS} clusters and fewer than {FEW_ROWS} rows",
          "studentized",
          "macro-F1, n = 50, 5 clusters: equal-tailed bootstrap-t 95.3 %, symmetric 96.5 %, "
-         "BCa 83.8 % (median widths 0.67, 0.78, 0.35); F1, n = 50: 94.9 %, 96.5 %, 83.8 % "
-         "(widths 0.92, 1.0: five clusters of ten rows barely inform an F1); from 200 rows, "
-         "or 10 clusters, the symmetric one is closer",
+         "BCa 83.8 % (median widths 0.67, 0.78, 0.35); F1, n = 50, 5 clusters: 94.9 %, "
+         "96.5 %, 83.8 % (widths 0.92, 1.0: five clusters of ten rows barely inform an F1); "
+         "from 200 rows, or 10 clusters, the symmetric one is closer",
          lambda case: _very_few_clusters(case) and case.analytic_se),
     Rule("any", "clustered",
          f"fewer than {FEW_CLUSTERS} clusters, with an analytic standard error",
@@ -270,7 +271,7 @@ RULES: tuple[Rule, ...] = (
     Rule("any", "clustered",
          f"{FEW_CLUSTERS} or more clusters, no analytic standard error", "percentile",
          "average precision, n = 200, 30 clusters: percentile 93.7 %, BCa 92.8 %; 50: 93.8 %, "
-         "92.8 %; n = 1,000, 50: 93.0 %, 91.7 %; Kendall, n = 200, 50 clusters: 94.2 %, "
+         "92.8 %; n = 1,000, 50 clusters: 93.0 %, 91.7 %; Kendall, n = 200, 50 clusters: 94.2 %, "
          "93.4 %; closer in 11 of the 13 such cells of both metrics (mean distance from 95 % "
          "3.0 points against BCa's 3.6; Kendall, n = 1,000, 30 clusters: 85.9 %, 86.6 %)",
          lambda case: not case.analytic_se and (case.n_clusters or 0) >= FEW_CLUSTERS),
@@ -420,10 +421,17 @@ def reason(rule: Rule, case: Case) -> str:
         if case.discordant is None
         else f"{case.n} rows, {case.discordant} discordant"
     )
-    return (
-        f"method='auto' chose {rule.method!r} for {what} on {design} ({rows}{where}); "
-        f"coverage atlas: {rule.evidence.split('; ')[0]}"
+    share = None
+    if case.minority is not None and case.n:
+        share = 1.0 - case.minority / case.n  # the commoner outcome's, as the atlas's p
+    cell = nearest_cell(rule.evidence, case.n, case.n_clusters if case.clustered else None, share)
+    cite = (
+        f"coverage atlas, nearest cell: {cell.text}"
+        if cell is not None
+        else "the coverage atlas has no cell near this case (the rule's evidence is in "
+        "docs/coverage.md)"
     )
+    return f"method='auto' chose {rule.method!r} for {what} on {design} ({rows}{where}); {cite}"
 
 
 def closed_form(

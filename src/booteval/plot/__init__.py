@@ -105,7 +105,7 @@ def plot_distribution(
     >>> fig = plot_distribution(r, scale=100)
     >>> print(fig.axes[0].get_title())
     mean
-    95% jeffreys interval · B = 500 · seed 0
+    95% jeffreys (closed form) interval · replicates: B = 500 · seed 0
     iid bootstrap (8 rows)
     """
     target = _check_path(path)
