@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -442,3 +443,21 @@ def test_summeval_correlate_matches_api(tmp_path):
     for rec, (name, r) in zip(doc["results"], out.items(), strict=True):
         assert rec["metric"] == name
         assert (rec["estimate"], rec["low"], rec["high"]) == (r.estimate, r.low, r.high)
+
+
+@slow
+def test_without_seed_one_short_seed_is_printed_for_every_metric(tmp_path):
+    path = tmp_path / "p.csv"
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 80)
+    pd.DataFrame({"y": y, "p": y ^ (rng.random(80) < 0.2), "s": rng.random(80)}).to_csv(
+        path, index=False
+    )
+    args = ("ci", path, "--y-true", "y", "--y-pred", "p", "--score", "s", "-m", "f1",
+            "-m", "roc_auc", "-B", "300")  # fmt: skip
+    out = run(*args)
+    assert out.returncode == 0, out.stderr
+    seeds = [int(s) for s in re.findall(r"seed = (\d+)", out.stdout)]
+    assert len(seeds) == 1 and seeds[0] < 2**32
+    again = run(*args, "--seed", str(seeds[0]))
+    assert again.stdout == out.stdout

@@ -184,3 +184,11 @@ def test_shared_parameter_docs_are_filled_in():
                     name,
                     key,
                 )
+
+
+def test_a_drawn_seed_is_short_and_repeats_the_run():
+    x = np.random.default_rng(0).normal(size=50)
+    r = booteval.ci(x, n_resamples=300)
+    assert isinstance(r.seed, int) and 0 <= r.seed < 2**32
+    again = booteval.ci(x, n_resamples=300, seed=r.seed)
+    assert (again.low, again.high) == (r.low, r.high)

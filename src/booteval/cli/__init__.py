@@ -54,6 +54,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 0
     args.main = main  # for the demo, which runs the commands it prints
+    if getattr(args, "seed", 0) is None:  # one seed for every metric, printed to pass back
+        from ..core.streams import fresh_seed
+
+        args.seed = fresh_seed()
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         try:

@@ -89,9 +89,14 @@ def philox_generator(key: int, counter: int = 0) -> np.random.Generator:
     return np.random.Generator(np.random.Philox(key=key, counter=counter))
 
 
+#: a drawn seed is below this: short enough to copy from a footer and pass back
+FRESH_SEEDS = 2**32
+
+
 def fresh_seed() -> int:
-    """A new run's seed from the operating system's entropy (recorded in its result)."""
-    return int(np.random.SeedSequence().entropy)
+    """A new run's seed, drawn from the operating system's entropy (recorded in its result):
+    an integer below 2**32, which the user can pass back as ``seed=`` to repeat the run."""
+    return int(np.random.SeedSequence().entropy) % FRESH_SEEDS
 
 
 def seed_to_int(seed: object) -> object:
