@@ -8,8 +8,8 @@ expected, never a traceback.
 from __future__ import annotations
 
 import json
-import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -40,6 +40,16 @@ def run(
         [*cmd, *map(str, args)], input=stdin, capture_output=True, text=True, cwd=cwd,
         timeout=120,
     )  # fmt: skip
+
+
+def run_here(capsys, *args: object) -> subprocess.CompletedProcess:
+    """The command run in this process (``booteval.cli.main``): what a fresh process
+    prints, without its start-up, for tests of the output rather than of the process."""
+    from booteval.cli import main
+
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(list(args), code, out, err)
 
 
 def run_json(*args: str, **kw) -> dict:
@@ -84,15 +94,15 @@ def write(df: pd.DataFrame, path: Path) -> Path:
 
 # ----------------------------------------------------------------------- help and version
 @slow
-def test_version_and_help():
-    out = run("--version")
+def test_version_and_help(capsys):
+    out = run("--version")  # the installed command, in a fresh process
     assert out.returncode == 0 and out.stdout.strip() == f"booteval {booteval.__version__}"
-    out = run("--help")
+    out = run_here(capsys, "--help")
     assert out.returncode == 0
     for sub in ("ci", "compare", "leaderboard", "correlate", "power", "demo"):
         assert sub in out.stdout
     for sub in ("ci", "compare", "leaderboard", "correlate", "power", "demo"):
-        h = run(sub, "--help")
+        h = run_here(capsys, sub, "--help")
         assert h.returncode == 0 and "usage: booteval " + sub in h.stdout, sub
         assert not h.stderr
 
@@ -159,13 +169,13 @@ def test_ci_metric_parameters(frame, tmp_path):
 
 # ------------------------------------------------------------------------- outputs
 @slow
-def test_text_markdown_latex_csv_carry_provenance(frame, tmp_path):
+def test_text_markdown_latex_csv_carry_provenance(frame, tmp_path, capsys):
     path = write(frame, tmp_path / "runs.csv")
     base = ["ci", path, "--score", "bleu", "--seed", "5", "-B", B, "--scale", "100",
             "--digits", "2"]  # fmt: skip
     r = booteval.ci(frame["bleu"], seed=5, n_resamples=400)
     for fmt in ("text", "markdown", "latex", "csv"):
-        out = run(*base, "--format", fmt)
+        out = run_here(capsys, *base, "--format", fmt)
         assert out.returncode == 0, out.stderr
         assert f"booteval {booteval.__version__}" in out.stdout or fmt == "csv"
         if fmt != "csv":
@@ -177,9 +187,9 @@ def test_text_markdown_latex_csv_carry_provenance(frame, tmp_path):
             assert rows[0].estimate == pytest.approx(r.estimate)
             assert rows[0].seed == 5 and rows[0].method == r.method
             assert rows[0].provenance_booteval == booteval.__version__
-    assert "\\toprule" in run(*base, "--format", "latex").stdout
+    assert "\\toprule" in run_here(capsys, *base, "--format", "latex").stdout
     target = tmp_path / "table.md"
-    out = run(*base, "--output", target, "--quiet")
+    out = run_here(capsys, *base, "--output", target, "--quiet")
     assert out.returncode == 0 and out.stdout == ""
     assert target.read_text().startswith("| system |")
 
@@ -382,22 +392,21 @@ def test_demo_runs_end_to_end(tmp_path):
 
 
 @slow
-def test_demo_commands_rerun_as_printed(tmp_path):
+def test_demo_commands_rerun_as_printed(tmp_path, capsys, monkeypatch):
     """Every command the demo prints, run again from the same folder, prints what the demo
     showed under it; ``--out`` names the folder."""
     pytest.importorskip("sklearn")
-    out = run("demo", "-B", "300", "--quiet", "--out", "my demo", cwd=tmp_path)
+    monkeypatch.chdir(tmp_path)
+    out = run_here(capsys, "demo", "-B", "300", "--quiet", "--out", "my demo")
     assert out.returncode == 0, out.stderr
     assert "Files written to my demo/" in out.stdout
+    # the ROC-AUC interval excludes 0 while DeLong's p > 0.05: the output says why
+    assert "excludes 0 but the delong test gives p = " in out.stdout
     steps = out.stdout.split("\n$ booteval ")[1:]
     assert len(steps) == 5
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     for step in steps:
         command = step.partition("\n")[0]
-        again = subprocess.run(
-            f"booteval {command}", shell=True, cwd=tmp_path, capture_output=True, text=True,
-            timeout=120, env=env,
-        )  # fmt: skip
+        again = run_here(capsys, *shlex.split(command))  # as a shell would split it
         assert again.returncode == 0, again.stderr
         assert again.stdout.strip() and again.stdout.strip() in out.stdout, command
 

@@ -217,16 +217,17 @@ def test_csv_output_cannot_start_a_spreadsheet_formula(odd_names, capsys):
 
 
 def test_json_writes_big_seeds_as_text_too(labels, capsys):
+    big = 2**100 + 7  # e.g. the 128-bit integer of a spawned SeedSequence, passed back
     code, out, _ = run(capsys, "ci", "a.csv", "--y-true", "y", "--y-pred", "p", "-B", "50",
-                       "-f", "json", "-q")  # fmt: skip
+                       "--seed", str(big), "-f", "json", "-q")  # fmt: skip
     assert code == 0
     doc = json.loads(out)
-    seed = doc["results"][0]["seed"]
-    assert seed > 2**53  # fresh entropy: 128 bits
-    assert doc["results"][0]["seed_text"] == str(seed)
+    assert doc["results"][0]["seed"] == big
+    assert doc["results"][0]["seed_text"] == str(big)
     code, out, _ = run(capsys, "ci", "a.csv", "--y-true", "y", "--y-pred", "p", "-B", "50",
-                       "--seed", "7", "-f", "json", "-q")  # fmt: skip
-    assert "seed_text" not in json.loads(out)["results"][0]  # small seeds need no copy
+                       "-f", "json", "-q")  # fmt: skip
+    drawn = json.loads(out)["results"][0]
+    assert drawn["seed"] < 2**32 and "seed_text" not in drawn  # a drawn seed is short
 
 
 # ---------------------------------------------------------------- errors on one line

@@ -254,3 +254,14 @@ def test_inapplicable_tests_are_refused(metric, test, kwargs):
     with pytest.raises(InvalidInputError) as info:
         booteval.compare(y, a, b, metric=metric, test=test, n_resamples=100, seed=0, **kwargs)
     assert info.value.parameter == "test"
+
+
+def test_a_note_says_why_the_interval_and_a_classical_test_disagree():
+    from booteval.inference.classical import disagreement_note
+
+    (note,) = disagreement_note(-0.05, -0.003, 0.12, 0.95, "bca", "delong", "two-sided")
+    assert "excludes 0" in note and "delong test gives p = 0.12" in note
+    (note,) = disagreement_note(-0.01, 0.02, 0.01, 0.95, "bca", "mcnemar", "two-sided")
+    assert "contains 0" in note
+    assert disagreement_note(0.01, 0.02, 0.01, 0.95, "bca", "delong", "two-sided") == ()
+    assert disagreement_note(-0.05, -0.003, 0.12, 0.95, "bca", "delong", "greater") == ()

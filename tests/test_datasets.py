@@ -154,16 +154,7 @@ def test_command_lists_and_writes(tmp_path, capsys):
     assert pd.read_csv(io.StringIO(text)).shape == (12800, 8)
 
 
-def test_the_readme_example_gives_what_the_readme_prints():
-    readme = (REPO / "README.md").read_text()
-    df = booteval.datasets.mmlu_pro()
-    iid = booteval.ci(df["Meta-Llama-3-70B"], seed=0).format(scale=100, digits=2)
-    clustered = booteval.ci(df["Meta-Llama-3-70B"], clusters=df["src"], seed=0)
-    assert f"# '{iid}'" in readme
-    assert f"# mean: {clustered.format(scale=100, digits=2)}" in readme
-    diff = booteval.compare(
-        df["Qwen1.5-110B"], df["Meta-Llama-3-70B"], names=("Qwen1.5-110B", "Meta-Llama-3-70B"),
-        clusters=df["src"], seed=0,
-    )  # fmt: skip
-    assert f"# {diff.summary(scale=100, digits=2)}" in readme
-    assert "../shared/data" not in readme  # runs from a plain install
+def test_the_readme_runs_from_a_plain_install():
+    """The README's examples (run and compared by tests/test_docs.py) read the shipped
+    data, not the repository's shared/ folder."""
+    assert "../shared/data" not in (REPO / "README.md").read_text()

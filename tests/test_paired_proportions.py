@@ -3,6 +3,7 @@ proportions."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -184,17 +185,28 @@ def test_tango_never_zero_width_swaps_and_stays_inside():
 def _tango_exact_coverage(n: int, probs: np.ndarray) -> float:
     """Exact coverage over the (only_a, only_b) counts, which are all Tango's interval sees."""
     truth = probs[2] - probs[1]
+    log_a, log_b, log_rest = np.log([probs[1], probs[2], 1 - probs[1] - probs[2]])
     covered = 0.0
     for only_a in range(n + 1):
         for only_b in range(n + 1 - only_a):
             rest = n - only_a - only_b
-            shares = [probs[1], probs[2], 1 - probs[1] - probs[2]]
-            pr = multinomial.pmf([only_a, only_b, rest], n, shares)
+            pr = math.exp(
+                math.lgamma(n + 1) - math.lgamma(only_a + 1) - math.lgamma(only_b + 1)
+                - math.lgamma(rest + 1) + only_a * log_a + only_b * log_b + rest * log_rest
+            )  # fmt: skip
             if pr < 1e-13:
                 continue
-            r = tango_interval(*rows(rest, only_a, only_b, 0))
-            covered += pr * (r.low <= truth <= r.high)
+            low, high = _tango_bounds(n, only_a, only_b)
+            covered += pr * (low <= truth <= high)
     return covered
+
+
+@functools.cache
+def _tango_bounds(n: int, only_a: int, only_b: int) -> tuple[float, float]:
+    """Tango's interval of a table, which depends on ``n`` and the discordant counts only
+    (kept: the coverage sums over many tables meet the same ones again)."""
+    r = tango_interval(*rows(n - only_a - only_b, only_a, only_b, 0))
+    return r.low, r.high
 
 
 def test_tango_exact_coverage_at_the_atlas_cells():
@@ -208,20 +220,28 @@ def test_tango_exact_coverage_at_the_atlas_cells():
 def _newcombe_exact_coverage_fast(n: int, probs: np.ndarray) -> float:
     """:func:`_exact_coverage` skipping tables of probability below 1e-13 (to 1e-9)."""
     truth = probs[2] - probs[1]
-    logp = np.log(probs)
+    cells, log_coef = _tables(n)
+    log_pr = log_coef + cells @ np.log(probs)
     covered = 0.0
-    for both, only_a, only_b in itertools.product(range(n + 1), repeat=3):
-        neither = n - both - only_a - only_b
-        if neither < 0:
-            continue
-        cells = (both, only_a, only_b, neither)
-        terms = zip(cells, logp, strict=True)
-        log_pr = math.lgamma(n + 1) + sum(k * lp - math.lgamma(k + 1) for k, lp in terms)
-        if log_pr < -30:
-            continue
-        low, high = _newcombe_bounds(cells, 0.95)
-        covered += math.exp(log_pr) * (low <= truth <= high)
+    for k in np.flatnonzero(log_pr >= -30):
+        low, high = _newcombe_bounds_kept(tuple(int(c) for c in cells[k]))
+        covered += math.exp(log_pr[k]) * (low <= truth <= high)
     return covered
+
+
+@functools.cache
+def _tables(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every 2 x 2 table of ``n`` paired rows (both, only A, only B, neither) and the log of
+    its multinomial coefficient."""
+    grid = [c for c in itertools.product(range(n + 1), repeat=3) if sum(c) <= n]
+    cells = np.array([(*c, n - sum(c)) for c in grid], dtype=float)
+    log_coef = math.lgamma(n + 1) - np.sum([[math.lgamma(k + 1) for k in c] for c in cells], 1)
+    return cells, log_coef
+
+
+@functools.cache
+def _newcombe_bounds_kept(cells: tuple[int, ...]) -> tuple[float, float]:
+    return _newcombe_bounds(cells, 0.95)
 
 
 @pytest.mark.slow

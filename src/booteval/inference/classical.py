@@ -27,7 +27,13 @@ from ..core.validation import (
 from ..results import Difference, protocol_defaults, protocol_of_test
 from .analytic import zero_se_test
 
-__all__ = ["McNemarTestResult", "PairedTTestResult", "mcnemar_test", "paired_t_test"]
+__all__ = [
+    "McNemarTestResult",
+    "PairedTTestResult",
+    "disagreement_note",
+    "mcnemar_test",
+    "paired_t_test",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -338,3 +344,21 @@ def paired_t_test(
         low=low, high=high, confidence_level=level, alternative=alternative, n=n,
         n_clusters=n_clusters, test="paired-t" if clusters is None else "paired-t (cluster-robust)",
     )  # fmt: skip
+
+
+def disagreement_note(
+    low: float, high: float, p_value: float, level: float, method: str, test: str,
+    alternative: str,
+) -> tuple[str, ...]:  # fmt: skip
+    """A note where the interval and a test of another kind disagree about 0."""
+    if alternative != "two-sided" or not (np.isfinite(low) and np.isfinite(high)):
+        return ()
+    excludes, rejects = bool(low > 0 or high < 0), bool(p_value < 1.0 - level)
+    if excludes == rejects:
+        return ()
+    return (
+        f"the {level:.0%} {method} interval {'excludes' if excludes else 'contains'} 0 but "
+        f"the {test} test gives p = {p_value:.3g}: they are different procedures (the "
+        f"interval from the resampled B - A, the test from its own model of the null) and "
+        f"need not agree; test='bootstrap' gives the p-value that inverts the interval",
+    )

@@ -34,6 +34,7 @@ from ..metrics.registry import resolve_metric
 from ..metrics.regression import Mean
 from ..results import PairedDifference, freeze, with_notes
 from .auto_method import CLOSED_FORMS, choose, paired_case_of, paired_closed_form, reason
+from .classical import disagreement_note
 from .confidence import SharedDraws, shared_run, system_ci
 
 __all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]
@@ -528,7 +529,7 @@ def compare(
         )  # fmt: skip
         p_value = float(result.p_value)
         details["test_result"] = result
-        notes = (*notes, *_disagreement(low, high, p_value, opts.confidence_level, method_used,
+        notes = (*notes, *disagreement_note(low, high, p_value, opts.confidence_level, method_used,
                                         test, alternative))  # fmt: skip
     details["systems"] = tuple(own)
     return ComparisonResult(
@@ -656,24 +657,6 @@ def _compare_table(
         distribution_b=freeze(np.ascontiguousarray(reps.values[:, 1])),
         notes=(*run.notes, *out.notes), details={**out.details, **run.details},
     )  # fmt: skip
-
-
-def _disagreement(
-    low: float, high: float, p_value: float, level: float, method: str, test: str,
-    alternative: str,
-) -> tuple[str, ...]:  # fmt: skip
-    """A note where the interval and a test of another kind disagree about 0."""
-    if alternative != "two-sided" or not (np.isfinite(low) and np.isfinite(high)):
-        return ()
-    excludes, rejects = bool(low > 0 or high < 0), bool(p_value < 1.0 - level)
-    if excludes == rejects:
-        return ()
-    return (
-        f"the {level:.0%} {method} interval {'excludes' if excludes else 'contains'} 0 but "
-        f"the {test} test gives p = {p_value:.3g}: they are different procedures (the "
-        f"interval from the resampled B - A, the test from its own model of the null) and "
-        f"need not agree; test='bootstrap' gives the p-value that inverts the interval",
-    )
 
 
 def _classical_test(
