@@ -79,6 +79,7 @@ def _coverage_of_zero(reps: int, intervals):
     return hit[0] / reps, hit[1] / reps, r
 
 
+@pytest.mark.simulation
 @pytest.mark.slow
 def test_default_covers_a_clustered_mean_with_50_clusters():
     rng = np.random.default_rng(2026)
@@ -102,6 +103,7 @@ def test_default_covers_a_clustered_mean_with_50_clusters():
     assert bca < 0.95 - 2 * se and abs(auto - 0.95) < abs(bca - 0.95), (auto, bca)
 
 
+@pytest.mark.simulation
 @pytest.mark.slow
 @pytest.mark.parametrize(("g", "expected"), [(5, 0.9565), (30, 0.94525)])
 def test_compare_default_covers_a_clustered_difference_of_means(g, expected):

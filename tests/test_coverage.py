@@ -105,6 +105,7 @@ def test_accuracy_near_the_boundary_covers_and_is_asymmetric() -> None:
 
 
 # ----------------------------------------------------- mean of a skewed variable
+@pytest.mark.simulation
 @pytest.mark.slow
 def test_bca_improves_on_percentile_for_a_skewed_mean() -> None:
     """Mean of 30 Exp(1) values, 4,000 data sets, B = 2,000.

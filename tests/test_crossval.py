@@ -225,6 +225,7 @@ def test_nested_cv_input_errors():
 # --------------------------------------------------------------------------- coverage
 
 
+@pytest.mark.simulation
 @pytest.mark.slow
 def test_coverage_nested_cv_closer_to_nominal_than_naive():
     """Linear regression, n = 100, p = 30 (Bates et al.'s regime where the naive interval fails).

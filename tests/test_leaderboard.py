@@ -417,6 +417,7 @@ def test_errors_name_the_parameter():
 
 
 # ---------------------------------------------------------------- simulations
+@pytest.mark.simulation
 @pytest.mark.slow
 def test_rank_intervals_cover_the_true_ranks():
     # true accuracies: a close group (0.60 .. 0.63) and two far leaders; true rank =
@@ -443,6 +444,7 @@ def test_rank_intervals_cover_the_true_ranks():
     assert exact_far / reps >= 0.95
 
 
+@pytest.mark.simulation
 @pytest.mark.slow
 def test_holm_keeps_the_familywise_error_rate_under_the_global_null():
     k, n, reps = 5, 500, 400

@@ -524,6 +524,7 @@ def _null_data(rng, n, m):
     return quality + rng.normal(size=(n, m)), quality + rng.normal(size=(n, m)), z
 
 
+@pytest.mark.simulation
 @pytest.mark.slow
 @pytest.mark.parametrize("level", ["system", "summary"])
 def test_tests_reject_at_close_to_the_nominal_rate_under_the_null(level):

@@ -314,6 +314,7 @@ def test_nested_items_interval_covers_the_population_mean():
     assert rate_both >= 0.95 - 3 * se_both, rate_both
 
 
+@pytest.mark.simulation
 @pytest.mark.slow
 def test_nested_samples_interval_covers_the_conditional_mean():
     """Questions fixed: the samples interval covers the mean of the questions' true
@@ -334,6 +335,7 @@ def test_nested_samples_interval_covers_the_conditional_mean():
     assert abs(rate - 0.95) < 3 * se, rate
 
 
+@pytest.mark.simulation
 @pytest.mark.slow
 def test_pass_at_k_and_its_comparison_cover_the_truth():
     """Problems with known pass rates: pass@k's truth is E[1 - (1 - p)^k]; the paired
@@ -366,6 +368,7 @@ def test_pass_at_k_and_its_comparison_cover_the_truth():
         assert abs(rate - 0.95) < 3 * se, rate
 
 
+@pytest.mark.simulation
 @pytest.mark.slow
 def test_majority_vote_interval_covers_the_truth():
     """Three-answer problems of two kinds with known answer distributions: maj@3's truth

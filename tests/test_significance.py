@@ -695,6 +695,7 @@ def _rate(pvalues):
     return float(np.mean(np.asarray(pvalues) <= ALPHA))
 
 
+@pytest.mark.simulation
 @pytest.mark.slow
 def test_null_rejection_rates_iid():
     """No true difference: every test rejects at about 5 %."""
