@@ -41,21 +41,21 @@ def unique(values: Sequence[Any]) -> list[Any]:
 
 
 def methods_text(methods: Any, level: float | None) -> tuple[str, bool]:
-    """The methods part of a footer, each method named once and a closed form said to be
-    one (``methods``: one name, a list, or ``{"systems": ..., "pairs": ...}`` where the
-    systems' and the differences' methods differ), and whether every one is a closed form.
+    """The methods part of a footer, each method named once with its kind where kinds mix
+    (a closed form is always said to be one), and whether every one is a closed form.
+
+    ``methods``: one name, a list, or ``{"systems": ..., "pairs": ...}`` where the systems'
+    and the differences' methods differ.
 
     Examples
     --------
-    >>> methods_text({"systems": "jeffreys", "pairs": ["tango", "bca"]}, 0.95)
-    ('95% intervals: systems jeffreys (closed form); pairs tango (closed form), bca', False)
+    >>> methods_text({"systems": "jeffreys", "pairs": ["tango", "bca"]}, 0.95)[0]
+    '95% intervals: systems jeffreys (closed form); pairs tango (closed form), bca (bootstrap)'
+    >>> methods_text(["jeffreys", "bca"], 0.95)[0]
+    '95% jeffreys (closed form), bca (bootstrap) intervals'
     >>> methods_text("bca", 0.9)
     ('90% bca intervals', False)
     """
-
-    def named(names: Any) -> str:
-        listed = unique(names if isinstance(names, list | tuple) else [names])
-        return ", ".join(f"{x} (closed form)" if x in CLOSED_FORMS else x for x in listed)
 
     pct = f"{level_text(level)} " if level is not None else ""
     groups = methods if isinstance(methods, dict) else {"": methods}
@@ -63,6 +63,15 @@ def methods_text(methods: Any, level: float | None) -> tuple[str, bool]:
         x for v in groups.values() for x in (v if isinstance(v, list | tuple) else [v])
     ]  # fmt: skip
     closed_only = bool(every) and all(x in CLOSED_FORMS for x in every)
+    mixed = any(x in CLOSED_FORMS for x in every) and not closed_only
+
+    def named(names: Any) -> str:
+        listed = unique(names if isinstance(names, list | tuple) else [names])
+        return ", ".join(
+            f"{x} (closed form)" if x in CLOSED_FORMS else f"{x} (bootstrap)" if mixed else x
+            for x in listed
+        )
+
     if len(set(every)) == 1 or not isinstance(methods, dict):
         return f"{pct}{named(every)} intervals", closed_only
     listed = "; ".join(f"{what} {named(v)}" for what, v in groups.items())
