@@ -259,7 +259,7 @@ def leaderboard(
        2  B       61.0 (56.7, 65.2)  2-3       b
        3  A       56.6 (52.2, 60.9)  2-3       b
     <BLANKLINE>
-    95% intervals: systems jeffreys (closed form); pairs bca; paired iid bootstrap (500 ...
+    95% intervals: systems jeffreys (closed form); pairs bca (bootstrap); paired iid ...
     rank 95%: percentile interval of the rank across resamples (ties share the minimum rank)
     group: systems sharing a letter are not separated (holm-adjusted p >= 0.05)
     """
