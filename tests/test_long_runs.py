@@ -153,3 +153,23 @@ def test_ctrl_c_on_the_command_exits_130_with_one_line(tmp_path):
     assert "Traceback" not in err
     limit = _stop_limit()
     assert elapsed < limit, f"stopped {elapsed:.1f} s after Ctrl-C (limit {limit:.1f} s)"
+
+
+def test_compiled_chunks_take_at_most_a_quarter_second(monkeypatch):
+    """After the timed probe, the compiled engine's chunks are cut to about 0.25 s, so that
+    Ctrl-C and progress are answered soon on large data; the values do not change."""
+    clock = [0.0]
+    calls = []
+
+    def compiled(seed, start, stop, want_se):
+        calls.append(stop - start)
+        clock[0] += 1e-4 * (stop - start)  # 0.1 ms a replicate
+        return np.arange(start, stop, dtype=float), None
+
+    monkeypatch.setattr(_engine.time, "perf_counter", lambda: clock[0])
+    values, _ = _engine._compiled_chunks(compiled, 0, 200_000, False, None, 1, None)
+    assert np.array_equal(values, np.arange(200_000.0))
+    assert calls[:2] == [256, 256] and max(calls[2:]) == 2500  # not 8192: 0.25 s / 0.1 ms
+    calls.clear()
+    _engine._compiled_chunks(compiled, 0, 20_000, False, None, 1, 5000)  # batch= is kept
+    assert calls == [5000] * 4

@@ -505,6 +505,8 @@ def _announce(seconds: float, n_resamples: int, n_workers: int, compiled: bool =
 
 #: replicates of the compiled engine between two progress reports (after a timed probe)
 _COMPILED_CHUNK = 8192
+#: and at most this many seconds of them, as the timed probe predicts
+_CHUNK_SECONDS = 0.25
 
 
 def _compiled_chunks(
@@ -514,7 +516,8 @@ def _compiled_chunks(
     """The compiled runner over replicates ``0 .. n_resamples - 1`` in chunks (its
     per-replicate streams make the values the same as one call's): ``batch`` replicates
     each where given, otherwise about a twentieth of the run (so that progress moves),
-    within ``[256, 8192]``, after two probes of 256."""
+    within ``[256, 8192]`` and of at most a quarter second by the second probe's timing,
+    after two probes of 256."""
     values, ses = [], []
     probe = 4 * _PROBE_REPLICATES
     chunk = batch or min(max(n_resamples // 20, probe), _COMPILED_CHUNK)
@@ -527,6 +530,9 @@ def _compiled_chunks(
         if len(values) == 1:  # the second chunk, after any compiling, is timed
             per_replicate = (time.perf_counter() - began) / (stop - start)
             _announce(per_replicate * (n_resamples - stop), n_resamples, n_threads, True)
+            if not batch:  # chunks of at most a quarter second: Ctrl-C is answered soon
+                fit = int(_CHUNK_SECONDS / max(per_replicate, 1e-9))
+                chunk = max(probe, min(chunk, fit))
         values.append(part)
         ses.append(part_se)
         report(listener, stop, n_resamples)
