@@ -162,7 +162,7 @@ def _output_parent(plot: bool = True, digits: int = 4) -> argparse.ArgumentParse
 def build_parser() -> argparse.ArgumentParser:
     """The ``booteval`` argument parser with its subcommands."""
     from ..core.intervals import METHODS
-    from ..inference.comparison import TESTS
+    from ..core.params import TESTS
     from ..inference.multiple import CORRECTIONS
     from ..meta import BOOTSTRAP_METHODS, COEFFICIENTS, LEVELS
     from ..metrics import list_metrics

@@ -37,6 +37,8 @@ from .validation import (
 
 #: the alternatives of every test and p-value: ``B - A`` differs, is larger, is smaller
 ALTERNATIVES = ("two-sided", "greater", "less")
+#: the tests of ``compare(test=...)``: the interval's own p-value, or a classical test
+TESTS = ("bootstrap", "permutation", "mcnemar", "delong", "t")
 #: the replicate engines: NumPy, the compiled kernels, or the kernels where they apply
 ENGINES = ("numpy", "numba", "auto")
 #: the resampling schemes of ``design=``: multinomial draws, or counter-based Poisson weights

@@ -24,7 +24,7 @@ from ..core.format import format_triplet
 from ..core.intervals import STUDENTIZED, compute_interval
 from ..core.options import entry_point
 from ..core.paired import StackedEvaluator, check_defined, pair_inputs, paired_arrays
-from ..core.params import ALTERNATIVES
+from ..core.params import ALTERNATIVES, TESTS
 from ..core.philox import describe_source, weight_source
 from ..distributed.run import frame_route, run_table
 from ..metrics import Metric
@@ -40,7 +40,6 @@ from .confidence import SharedDraws, shared_run, system_ci
 __all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]
 
 #: tests that can supply ``compare``'s p-value (the interval is always the bootstrap's)
-TESTS = ("bootstrap", "permutation", "mcnemar", "delong", "t")
 
 
 @dataclass(frozen=True, eq=False)

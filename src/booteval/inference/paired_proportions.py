@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.stats import norm
+from scipy.special import ndtr, ndtri
 
 from ..core.errors import InvalidInputError
 from ..core.params import ALTERNATIVES, validated
@@ -280,7 +280,7 @@ def tango_statistic(delta: float, counts: tuple[int, int, int, int]) -> float:
 
 
 def _tango_bounds(counts: tuple[int, int, int, int], level: float) -> tuple[float, float]:
-    z = float(norm.ppf(0.5 + level / 2.0))
+    z = float(ndtri(0.5 + level / 2.0))
     n = sum(counts)
     d = (counts[2] - counts[1]) / n
     edge = 1.0 - 1e-12
@@ -356,7 +356,7 @@ def tango_p_value(counts: tuple[int, int, int, int], alternative: str = "two-sid
         )
     z = tango_statistic(0.0, counts)
     if alternative == "greater":
-        return float(norm.sf(z))
+        return float(ndtr(-z))
     if alternative == "less":
-        return float(norm.cdf(z))
-    return min(1.0, float(2.0 * norm.sf(abs(z))))
+        return float(ndtr(z))
+    return min(1.0, float(2.0 * ndtr(-abs(z))))
