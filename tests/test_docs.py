@@ -94,3 +94,16 @@ def test_docstring_examples_run(name):
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=FLAGS)
     assert result.failed == 0
+
+
+@pytest.mark.slow
+def test_the_example_script_prints_the_readme_headline(capsys):
+    """``examples/quickstart.py`` trains the demo's logistic regression on the same split:
+    its accuracy line is the README's headline, with the method that gave it."""
+    pytest.importorskip("sklearn")
+    import runpy
+
+    runpy.run_path(str(ROOT / "examples" / "quickstart.py"), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "accuracy     96.49 (93.49, 98.33)  jeffreys" in out
+    assert "96.49 (93.49, 98.33)" in (ROOT / "README.md").read_text()
