@@ -425,7 +425,8 @@ def _spreadsheet_safe(value: Any) -> Any:
 
 def text_table(columns: list[str], rows: list[list[str]], right: Sequence[int] = ()) -> str:
     """A plain-text table: columns padded to their widest cell, those in ``right``
-    right-aligned, two spaces between columns.
+    right-aligned, two spaces between columns; a cell's line breaks and other control
+    characters are shown escaped (``\\n``).
 
     Examples
     --------
@@ -434,6 +435,9 @@ def text_table(columns: list[str], rows: list[list[str]], right: Sequence[int] =
          a  0.91
         bb  0.8
     """
+    # every cell on one line: a line break in a name would break the table
+    columns = [_visible(str(c)) for c in columns]
+    rows = [[_visible(str(c)) for c in r] for r in rows]
     widths = [max(len(r[c]) for r in [columns, *rows]) for c in range(len(columns))]
 
     def line(cells: list[str]) -> str:
@@ -457,7 +461,7 @@ def markdown_table(columns: list[str], rows: list[list[str]], right: Sequence[in
     """
 
     def esc(s: str) -> str:
-        return s.replace("|", "\\|")
+        return _visible(str(s)).replace("|", "\\|")
 
     return "\n".join([
         "| " + " | ".join(esc(h) for h in columns) + " |",

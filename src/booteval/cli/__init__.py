@@ -72,6 +72,13 @@ def main(argv: list[str] | None = None) -> int:
             with contextlib.suppress(Exception):
                 sys.stdout = open(os.devnull, "w")
             return 0
+        except OSError as exc:  # the output cannot be written (a full disk, a closed stream)
+            with contextlib.suppress(Exception):
+                sys.stdout = open(os.devnull, "w")
+            reason = exc.strerror or _one_line(exc)
+            print(f"booteval {args.command}: error: cannot write the output ({reason})",
+                  file=sys.stderr)  # fmt: skip
+            return 2
         except ImportError as exc:  # an optional dependency of the command line is missing
             missing = (getattr(exc, "name", None) or "").partition(".")[0]
             what = f"{missing} is not installed" if missing else _one_line(exc)

@@ -247,7 +247,14 @@ def _emit(args: argparse.Namespace, report: Any) -> None:
     fmt = args.format
     if args.output:
         if fmt is None:
-            fmt = _OUTPUT_SUFFIXES.get(Path(args.output).suffix.lower(), "text")
+            suffix = Path(args.output).suffix.lower()
+            if suffix not in _OUTPUT_SUFFIXES:
+                raise CliError(
+                    f"--output {args.output}: expected a file ending in "
+                    f"{', '.join(_OUTPUT_SUFFIXES)} (its format), or --format; received "
+                    f"{suffix or 'no extension'!r}"
+                )
+            fmt = _OUTPUT_SUFFIXES[suffix]
         text = render(report, fmt)
         try:
             Path(args.output).write_text(text + "\n", encoding="utf-8")
@@ -268,6 +275,11 @@ _SCORE_INPUTS = ("y_score", "scores", "x", "y")
 
 
 def _default_metric(args: argparse.Namespace) -> list[str]:
+    if getattr(args, "y_pred", None) and not getattr(args, "y_true", None):
+        raise CliError(
+            "--y-pred: predicted labels are scored against the true ones: add --y-true COL "
+            "(a column of per-row scores, such as 0/1 correctness, is --score COL)"
+        )
     if args.metric:
         return args.metric
     if getattr(args, "y_true", None):

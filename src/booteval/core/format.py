@@ -22,15 +22,16 @@ def check_digits(digits: object) -> int:
 
 
 def check_scale(scale: object) -> float:
-    """``scale`` as a finite, non-zero float, or an error naming it."""
+    """``scale`` as a finite, positive float, or an error naming it (a negative scale
+    would print the low end above the high one)."""
     if (
         isinstance(scale, bool)
         or not isinstance(scale, numbers.Real)
         or not math.isfinite(scale)
-        or scale == 0
+        or scale <= 0
     ):
         raise InvalidInputError(
-            "scale", "a finite, non-zero number (e.g. 100 for percentages)", repr(scale)
+            "scale", "a finite, positive number (e.g. 100 for percentages)", repr(scale)
         )
     return float(scale)
 

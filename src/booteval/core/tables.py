@@ -91,6 +91,8 @@ def format_of(path: str | Path, input_format: str | None = None) -> str:
     for fmt, exts in FORMATS.items():
         if ext in exts:
             return "tsv" if fmt == "lines" and _tab_in_first_line(Path(str(path))) else fmt
+    if not Path(str(path)).exists():
+        raise InputFileError(_display(path), "no such file or directory")
     raise InputFileError(
         _display(path),
         f"cannot tell the format from the extension {ext or '(none)'!r}: expected "
@@ -144,9 +146,7 @@ def read_lines(path: str | Path, *, stdin: Any = None) -> Any:
 
     name = _display(path)
     if str(path) == "-":
-        stream = sys.stdin if stdin is None else stdin
-        raw = stream.buffer.read() if hasattr(stream, "buffer") else stream.read()
-        raw = raw.encode() if isinstance(raw, str) else raw
+        raw = _read_stdin(stdin)
         column = "line"
     else:
         p = Path(path)
@@ -211,11 +211,7 @@ def read_table(path: str | Path, input_format: str | None = None, *, stdin: Any 
         return read_lines(path, stdin=stdin)
     source: Any
     if str(path) == "-":
-        stream = sys.stdin if stdin is None else stdin
-        raw = stream.buffer.read() if hasattr(stream, "buffer") else stream.read()
-        if isinstance(raw, str):
-            raw = raw.encode()
-        source = io.BytesIO(raw)
+        source = io.BytesIO(_read_stdin(stdin))
     else:
         p = Path(path)
         if not p.exists():
@@ -488,3 +484,17 @@ def _check_missing(col: Any, column: str, file: str, flag: str, what: str) -> No
             f"column {column!r} ({flag}): expected {what} in every row; found {k} missing "
             f"value{'s' if k > 1 else ''} (NaN or empty), first in row {first}",
         )
+
+
+def _read_stdin(stdin: Any = None) -> bytes:
+    """The bytes of standard input (or ``stdin``), with a clear error where it is closed."""
+    stream = sys.stdin if stdin is None else stdin
+    try:
+        if stream is None or stream.closed:
+            raise OSError("closed")
+        raw = stream.buffer.read() if hasattr(stream, "buffer") else stream.read()
+    except (OSError, ValueError) as exc:
+        raise InputFileError(
+            "-", f"cannot read standard input ({exc}): pipe a file in, or name the file"
+        ) from None
+    return raw.encode() if isinstance(raw, str) else raw

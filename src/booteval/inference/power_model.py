@@ -204,7 +204,7 @@ def _check_fraction(value: object, name: str, example: str) -> float:
         or not (0.0 < float(value) < 1.0)
     ):
         hint = ""
-        if isinstance(value, numbers.Real) and 1.0 < float(value) < 100.0:
+        if isinstance(value, numbers.Real) and 2.0 <= float(value) < 100.0:  # 80, not 1.5
             hint = f"Pass a fraction ({float(value) / 100:g}) rather than a percentage."
         raise InvalidInputError(
             name, f"a number strictly between 0 and 1 (e.g. {example})", describe_value(value), hint

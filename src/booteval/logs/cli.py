@@ -220,6 +220,26 @@ def _logs(args: Any, files: list[str], fmt: str | None) -> tuple[Any, str]:
     return out, name
 
 
+def _refuse_repeats(files: list[str]) -> None:
+    """A file named twice (directly, through a glob or under another spelling) would stack
+    its rows onto themselves: refused, naming it."""
+    seen: dict[Path, str] = {}
+    for raw in files:
+        if raw == "-":
+            continue
+        for p in _matches(raw):
+            if p.is_dir():
+                continue
+            key = p.resolve()
+            if key in seen:
+                shown = str(p) if seen[key] == str(p) else f"{p} ({seen[key]})"
+                raise InputFileError(
+                    shown, "named more than once: its rows would be counted twice; name each "
+                    "file once",
+                )  # fmt: skip
+            seen[key] = str(p)
+
+
 def load(args: Any) -> tuple[Any, str]:
     """The command's input table and a display name for messages.
 
@@ -228,6 +248,7 @@ def load(args: Any) -> tuple[Any, str]:
     composite ``--id``.
     """
     files = args.file if isinstance(args.file, list) else [args.file]
+    _refuse_repeats(files)
     fmt = getattr(args, "input_format", None)
     if fmt in LOG_FORMATS or (fmt is None and any(_is_log(f) for f in files)):
         if "-" in files:
