@@ -12,6 +12,7 @@ import fnmatch
 import io
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -173,7 +174,10 @@ def read_lines(path: str | Path, *, stdin: Any = None) -> Any:
     return pd.DataFrame({column: pd.Series(lines, dtype=object)})
 
 
-def read_table(path: str | Path, input_format: str | None = None, *, stdin: Any = None) -> Any:
+def read_table(
+    path: str | Path, input_format: str | None = None, *, stdin: Any = None,
+    text_columns: Sequence[str] = (),
+) -> Any:  # fmt: skip
     """Read a results file into a pandas DataFrame.
 
     Parameters
@@ -185,6 +189,10 @@ def read_table(path: str | Path, input_format: str | None = None, *, stdin: Any 
         in a format other than CSV).
     stdin : file-like, optional
         Read instead of ``sys.stdin`` for ``"-"`` (for tests).
+    text_columns : sequence of str
+        Columns read as the text written (ids, system names, clusters): ``1.10`` and
+        ``1.1``, ``01`` and ``1`` stay different. In JSON Lines a number stays the number
+        written, as text (``0``), a string the string (``"00"``).
 
     Returns
     -------
@@ -227,10 +235,12 @@ def read_table(path: str | Path, input_format: str | None = None, *, stdin: Any 
             _check_header(pd.read_csv(source, header=None, nrows=1, **options), name)
             if hasattr(source, "seek"):
                 source.seek(0)
-            df = pd.read_csv(source, **options)
+            df = pd.read_csv(source, dtype={c: str for c in text_columns}, **options)
         elif fmt == "jsonl":
-            # values as written: no guessing of dates from column names
-            df = pd.read_json(source, lines=True, convert_dates=False, keep_default_dates=False)
+            # values as written: no guessing of dates from column names, nor of numbers
+            # in the text columns
+            df = pd.read_json(source, lines=True, convert_dates=False, keep_default_dates=False,
+                              dtype={c: object for c in text_columns} or True)  # fmt: skip
         else:
             try:
                 import pyarrow  # noqa: F401
@@ -254,7 +264,17 @@ def read_table(path: str | Path, input_format: str | None = None, *, stdin: Any 
         cols = f" (columns: {', '.join(map(str, df.columns))})" if df.shape[1] else ""
         raise InputFileError(name, f"the file has no data rows{cols}: expected a {fmt} table")
     df.columns = [str(c) for c in df.columns]
+    for c in text_columns:
+        if c in df.columns and df[c].dtype == object:
+            df[c] = df[c].map(_as_text)
     return df
+
+
+def _as_text(value: Any) -> Any:
+    """A JSON value of a text column as text (missing values stay missing)."""
+    if value is None or isinstance(value, str) or (isinstance(value, float) and value != value):
+        return value
+    return str(value)
 
 
 def _check_header(header: Any, name: str) -> None:
@@ -490,7 +510,7 @@ def _read_stdin(stdin: Any = None) -> bytes:
     """The bytes of standard input (or ``stdin``), with a clear error where it is closed."""
     stream = sys.stdin if stdin is None else stdin
     try:
-        if stream is None or stream.closed:
+        if stream is None or getattr(stream, "closed", False):
             raise OSError("closed")
         raw = stream.buffer.read() if hasattr(stream, "buffer") else stream.read()
     except (OSError, ValueError) as exc:

@@ -132,7 +132,9 @@ def _from_long(
             f"{int(dup.sum())} duplicate(s), e.g. system {first[system_col]!r}, "
             f"row {first[row_col]!r}",
         )
+    # rows in the order they first appear (as compare's long tables), whatever the ids' type
     wide = df.pivot(index=row_col, columns=system_col, values=output_col)
+    wide = wide.reindex(list(dict.fromkeys(rows.tolist())))
     order = list(dict.fromkeys(sys_.tolist()))
     systems: dict[str, Any] = {}
     for name in order:

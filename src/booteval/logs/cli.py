@@ -88,7 +88,7 @@ def flatten_columns(df: Any) -> Any:
     return out
 
 
-def _flat(files: list[str], fmt: str | None) -> Any:
+def _flat(files: list[str], fmt: str | None, text_columns: tuple[str, ...] = ()) -> Any:
     pd = pandas()
     paths: list[str] = []
     for raw in files:
@@ -99,7 +99,7 @@ def _flat(files: list[str], fmt: str | None) -> Any:
         if not hits and any(ch in raw for ch in "*?["):
             raise InputFileError(raw, "no file matches this pattern")
         paths.extend(str(h) for h in hits or [raw])
-    frames = [read_table(p, fmt) for p in paths]
+    frames = [read_table(p, fmt, text_columns=text_columns) for p in paths]
     if len(frames) == 1:
         return flatten_columns(frames[0])
     kinds = {format_of(p, fmt) == "lines" for p in paths}
@@ -220,6 +220,17 @@ def _logs(args: Any, files: list[str], fmt: str | None) -> tuple[Any, str]:
     return out, name
 
 
+def _text_columns(args: Any) -> tuple[str, ...]:
+    """The columns that name rows and systems (``--id``, ``--system``): read as written.
+    (Cluster and stratum columns keep their numbers: the API, given the same numbers,
+    orders the clusters the same way.)"""
+    out: list[str] = []
+    for key in ("id", "system"):
+        value = getattr(args, key, None)
+        out.extend(value if isinstance(value, list) else [value] if value else [])
+    return tuple(dict.fromkeys(out))
+
+
 def _refuse_repeats(files: list[str]) -> None:
     """A file named twice (directly, through a glob or under another spelling) would stack
     its rows onto themselves: refused, naming it."""
@@ -255,5 +266,5 @@ def load(args: Any) -> tuple[Any, str]:
             raise InputFileError("<stdin>", "harness logs are read from files, not standard input")
         df, name = _logs(args, files, fmt)
     else:
-        df, name = _flat(files, fmt), _display(files)
+        df, name = _flat(files, fmt, _text_columns(args)), _display(files)
     return _composite_id(args, df, name), name
