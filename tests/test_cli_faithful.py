@@ -249,9 +249,26 @@ def test_without_pandas_the_command_says_what_to_install(labels):
                          cwd=labels, timeout=120)  # fmt: skip
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == [
-        "booteval ci: error: pandas is not installed; the command line needs it: "
-        'pip install "booteval[cli]"'
+        'booteval ci: error: pandas is not installed; this needs it: pip install "booteval[cli]"'
     ]
+
+
+@pytest.mark.parametrize(("module", "args", "extra"), [
+    ("sacrebleu", ["ci", "t.csv", "--y-true", "r", "--y-pred", "h", "-m", "bleu"], "text"),
+    ("matplotlib", ["ci", "a.csv", "--y-true", "y", "--y-pred", "p", "--plot", "f.png"], "plot"),
+])  # fmt: skip
+def test_a_missing_optional_module_names_its_own_extra(labels, module, args, extra):
+    (labels / "t.csv").write_text("r,h\nthe cat sat,the cat sat\na dog,a dog ran\n")
+    script = (
+        f"import sys; sys.modules[{module!r}] = None\n"
+        "from booteval.cli import main\n"
+        f"sys.exit(main({args!r}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         cwd=labels, timeout=120)  # fmt: skip
+    assert out.returncode == 2
+    line = out.stderr.strip().splitlines()[-1]
+    assert module in line and f"booteval[{extra}]" in line, out.stderr
 
 
 def test_cli_and_api_agree_after_the_checks(labels, capsys):

@@ -32,6 +32,13 @@ def _show_warning(message: Any, category: Any, filename: str, lineno: int, file:
     print(f"booteval: warning: {_one_line(message)}", file=sys.stderr)
 
 
+#: the extra that installs each optional module (the command line's own: "cli")
+_EXTRAS = {
+    "matplotlib": "plot", "sacrebleu": "text", "dask": "dask", "distributed": "dask",
+    "pyspark": "spark", "sklearn": "examples",
+}  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the ``booteval`` command line; returns the exit status (0 ok, 2 bad input, 130 Ctrl-C).
 
@@ -82,9 +89,10 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError as exc:  # an optional dependency of the command line is missing
             missing = (getattr(exc, "name", None) or "").partition(".")[0]
             what = f"{missing} is not installed" if missing else _one_line(exc)
+            extra = _EXTRAS.get(missing, "cli")
             print(
-                f"booteval {args.command}: error: {what}; the command line needs it: "
-                'pip install "booteval[cli]"',
+                f"booteval {args.command}: error: {what}; this needs it: "
+                f'pip install "booteval[{extra}]"',
                 file=sys.stderr,
             )
             return 2

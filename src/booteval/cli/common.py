@@ -166,12 +166,24 @@ def _check_outputs(args: argparse.Namespace) -> None:
             raise CliError(f"{flag} {target}: the directory {_shown(parent)} does not exist")
         if Path(target).is_dir():
             raise CliError(f"{flag} {target}: is a directory; expected a file name")
+        writable = os.access(target, os.W_OK) if Path(target).exists() else os.access(
+            parent, os.W_OK
+        )  # fmt: skip
+        if not writable:
+            raise CliError(f"{flag} {target}: cannot be written here (permission denied)")
         if _resolved(target) in inputs:
             raise CliError(
                 f"{flag} {target}: is one of the input files; writing it would overwrite the "
                 "data (choose another file name)"
             )
     output = getattr(args, "output", None)
+    if output and getattr(args, "format", None) is None:
+        suffix = Path(output).suffix.lower()
+        if suffix not in _OUTPUT_SUFFIXES:
+            raise CliError(
+                f"--output {output}: expected a file ending in {', '.join(_OUTPUT_SUFFIXES)} "
+                f"(its format), or --format; received {suffix or 'no extension'!r}"
+            )
     if path and output and _resolved(path) == _resolved(output):
         raise CliError(f"--plot {path}: the same file as --output; choose two file names")
 
@@ -246,15 +258,8 @@ def _emit(args: argparse.Namespace, report: Any) -> None:
 
     fmt = args.format
     if args.output:
-        if fmt is None:
-            suffix = Path(args.output).suffix.lower()
-            if suffix not in _OUTPUT_SUFFIXES:
-                raise CliError(
-                    f"--output {args.output}: expected a file ending in "
-                    f"{', '.join(_OUTPUT_SUFFIXES)} (its format), or --format; received "
-                    f"{suffix or 'no extension'!r}"
-                )
-            fmt = _OUTPUT_SUFFIXES[suffix]
+        if fmt is None:  # the suffix was checked before the run (_check_outputs)
+            fmt = _OUTPUT_SUFFIXES[Path(args.output).suffix.lower()]
         text = render(report, fmt)
         try:
             Path(args.output).write_text(text + "\n", encoding="utf-8")

@@ -11,6 +11,7 @@ data, the seed and ``B``: not on the engine, the number of partitions or workers
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
@@ -216,6 +217,10 @@ def execute(
     what the replicates' rows are)."""
     offsets = spec.tier == "row" and spec.clusters is None
     state, n_parts = map_reduce(table, engine, partition, offsets=offsets, progress=bool(progress))
+    if state is None:  # no partition held a row
+        raise InvalidInputError(
+            ", ".join(spec.inputs), "a table with at least one row", "an empty table"
+        )
     reps, extra, more = finish(state)
     if not np.isfinite(reps.estimates).all():
         raise InvalidInputError(
@@ -299,6 +304,34 @@ def table_result(run: TableRun, *, hint: str | None = None) -> CIResult:
     return result.with_method(run.method)
 
 
+def _options_not_positional(data: tuple[Any, ...]) -> None:
+    """Options passed by position (``ci(y, p, "accuracy", 0.95)``) are data to ``*data``:
+    refused, naming the argument, rather than reported as a missing metric."""
+    for i, d in enumerate(data, 1):
+        if len(data) > 1 and (isinstance(d, numbers.Number | str) or d is None):
+            hint = "Options go by keyword"
+            if isinstance(d, str):
+                hint += f" (metric={d!r}?)"
+            elif isinstance(d, numbers.Real) and 0 < float(d) < 1:
+                hint += f" (confidence_level={d!r}?)"
+            raise InvalidInputError(
+                "data", "arrays (or one table) as positional arguments",
+                f"positional argument {i}: {d!r}", hint + ".",
+            )  # fmt: skip
+
+
+def _no_strata_on_a_table(strata: Any) -> None:
+    """A table runs with Poisson weights per row or cluster, which have no strata: refused
+    rather than ignored."""
+    if strata is not None:
+        raise InvalidInputError(
+            "strata", "no strata for a table (a pandas, Dask or Spark DataFrame or a Parquet "
+            "path: its rows or clusters get Poisson weights, which keep no stratum sizes)",
+            repr(strata) if isinstance(strata, str) else type(strata).__name__,
+            "Pass the columns as arrays to stratify: ci(df['score'], strata=df['label']).",
+        )  # fmt: skip
+
+
 def frame_route(
     data: tuple[Any, ...], columns: Mapping[str, Any], *, design: str, method: str,
     metric: Any, metric_kwargs: Any, strata: Any, transform: Any, clusters: Any,
@@ -311,6 +344,7 @@ def frame_route(
     sums without strata or a transform: as a one-partition pandas table, so their numbers
     are bit-identical to a cluster run on the same rows.
     """
+    _options_not_positional(data)
     kinds = [source_kind(d) for d in data]
     if columns:
         if len(data) != 1 or kinds[0] is None:
@@ -321,8 +355,10 @@ def frame_route(
                 f"{', '.join(sorted({type(d).__name__ for d in data})) or 'none'}",
                 "Check the spelling of ci's parameters; pass arrays positionally.",
             )  # fmt: skip
+        _no_strata_on_a_table(strata)
         return data[0], dict(columns), clusters
     if len(data) == 1 and kinds[0] in ("dask", "spark", "parquet"):
+        _no_strata_on_a_table(strata)
         return data[0], {}, clusters
     if design != "poisson" or method not in TABLE_METHODS or strata is not None:
         return None

@@ -21,7 +21,7 @@ from ..core.engine import (
 )
 from ..core.errors import DegenerateIntervalWarning, InvalidInputError, collect_warnings, warn
 from ..core.format import format_triplet
-from ..core.intervals import STUDENTIZED, compute_interval
+from ..core.intervals import METHODS, STUDENTIZED, compute_interval
 from ..core.options import entry_point
 from ..core.paired import StackedEvaluator, check_defined, pair_inputs, paired_arrays
 from ..core.params import ALTERNATIVES, TESTS
@@ -35,7 +35,7 @@ from ..metrics.regression import Mean
 from ..results import PairedDifference, freeze, with_notes
 from .auto_method import CLOSED_FORMS, choose, paired_case_of, paired_closed_form, reason
 from .classical import disagreement_note
-from .confidence import SharedDraws, shared_run, system_ci
+from .confidence import TINY_ROWS, SharedDraws, shared_run, system_ci, warn_tiny
 
 __all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]
 
@@ -413,6 +413,7 @@ def compare(
     """
     alternative = check_choice(alternative, "alternative", ALTERNATIVES)
     test = check_choice(test, "test", TESTS)
+    check_choice(method, "method", ("auto", *METHODS))  # every method, and the default
     table = frame_route(
         data, columns, design="multinomial", method="auto", metric=metric,
         metric_kwargs=metric_kwargs, strata=strata, transform=None, clusters=clusters,
@@ -531,6 +532,8 @@ def compare(
         notes = (*notes, *disagreement_note(low, high, p_value, opts.confidence_level, method_used,
                                         test, alternative))  # fmt: skip
     details["systems"] = tuple(own)
+    if not plan.clustered and n < TINY_ROWS:
+        notes = (*notes, warn_tiny(n, "paired rows", "of B - A"))
     return ComparisonResult(
         metric=m.label, name_a=name_a, name_b=name_b, estimate_a=float(est[0]),
         estimate_b=float(est[1]), difference=diff_hat, low=low, high=high,

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..core.design import make_design
-from ..core.engine import check_run_options, run_engine, screen_undefined
+from ..core.engine import check_choice, check_run_options, run_engine, screen_undefined
 from ..core.errors import (
     DegenerateIntervalWarning,
     InvalidInputError,
@@ -35,6 +35,25 @@ __all__ = ["SharedDraws", "ci", "shared_run", "system_ci"]
 
 #: fewer independent units than this make the bootstrap's level unreliable
 FEW_UNITS = 30
+
+
+#: below this many independent rows every interval is warned about, whatever the method
+TINY_ROWS = 10
+
+
+def tiny_note(n: int, rows: str = "rows", of: str = "") -> str:
+    """The note for fewer than :data:`TINY_ROWS` independent rows, any method."""
+    return (
+        f"only {n} {rows}: no interval method holds its level with so few independent "
+        f"units; read the interval{' ' + of if of else ''} as a rough range, or gather more"
+    )
+
+
+def warn_tiny(n: int, rows: str, of: str) -> str:
+    """Warn that ``n`` rows are too few for any interval (at the caller's caller); the note."""
+    note = tiny_note(n, rows, of)
+    warn(note, SmallSampleWarning, stacklevel=4)
+    return note
 
 
 def _small_sample_pointer(
@@ -73,6 +92,8 @@ def _small_sample_pointer(
             head + "bootstrap intervals tend to be too narrow with fewer than about "
             f"{FEW_UNITS} independent units{better}"
         )
+    if not design.clustered and design.n_rows < TINY_ROWS:
+        return tiny_note(design.n_rows)
     if not auto and not design.clustered and method == "bca" and design.n_rows < FEW_UNITS:
         better = (
             "method='auto' (a Jeffreys interval here)"
@@ -250,6 +271,7 @@ def ci(
     >>> print(r.format(scale=100, digits=1))
     80.0 (71.4, 86.9)
     """
+    check_choice(method, "method", ("auto", *METHODS))  # every method, and the default
     table = frame_route(
         data, columns, design=design, method=method, metric=metric,
         metric_kwargs=metric_kwargs, strata=strata, transform=transform, clusters=clusters,

@@ -59,6 +59,7 @@ from ..core.engine import (
 )
 from ..core.errors import BootevalWarning, DegenerateIntervalWarning, InvalidInputError, warn
 from ..core.intervals import (
+    METHODS,
     RESAMPLED,
     STUDENTIZED,
     CountedJackknife,
@@ -265,6 +266,7 @@ def leaderboard(
     rank 95%: percentile interval of the rank across resamples (ties share the minimum rank)
     group: systems sharing a letter are not separated (holm-adjusted p >= 0.05)
     """
+    check_choice(method, "method", ("auto", *METHODS))  # every method, and the default
     auto = method == "auto"
     opts = check_run_options(
         confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
@@ -316,6 +318,7 @@ def leaderboard(
             "systems", "at least two systems to rank", f"{len(mapping)} system(s)"
         )
     names = list(mapping)
+    _check_budget(opts.n_resamples, len(names))
     n_arrays = 1 if y_true is None else 2
     m = resolve_metric(metric, metric_kwargs, n_arrays)
     if m.n_inputs != n_arrays:
@@ -650,6 +653,24 @@ def _board(
         ) if systems_ci is not None else (),
         pair_methods=tuple(used) if pair_methods is not None else (),
     )  # fmt: skip
+
+
+#: replicate values a leaderboard holds at once, all systems together (8 bytes each; the
+#: ranks and pairs take a few copies): 5 x 10**7 is 0.4 GiB a copy
+BUDGET = 5 * 10**7
+
+
+def _check_budget(n_resamples: int, k: int) -> None:
+    """Refuse, before any work, a run whose replicates of all systems would not fit."""
+    if n_resamples * k > BUDGET:
+        raise InvalidInputError(
+            "n_resamples",
+            f"at most {BUDGET // k:,} for {k} systems (a leaderboard holds every system's "
+            f"replicates at once, {BUDGET:,} values in all)",
+            f"{n_resamples:,} ({n_resamples * k:,} values, "
+            f"{n_resamples * k * 8 / 2**30:.1f} GiB a copy)",
+            "10,000 resamples give endpoints within about 1 % of their half-width.",
+        )
 
 
 def _by_note(pairs: list[tuple[str, str]]) -> list[str]:

@@ -155,7 +155,23 @@ class _CallableEvaluator(Evaluator):
         )
 
     def estimate(self) -> float:
-        return self._number(self.metric.func(*self.arrays, **self.metric.kwargs))
+        """The metric on the original rows; a call the callable refuses (its arguments,
+        ``metric_kwargs``) is reported naming the metric, the call and its error."""
+        try:
+            value = self.metric.func(*self.arrays, **self.metric.kwargs)
+        except TypeError as exc:
+            call = ", ".join(
+                [*self.metric.input_names[: len(self.arrays)],
+                 *(f"{k}=..." for k in self.metric.kwargs)]
+            )  # fmt: skip
+            raise InvalidInputError(
+                "metric",
+                f"a callable that accepts {self.metric.name}({call})",
+                f"TypeError: {exc}",
+                "A callable metric takes the data arrays (one, or y_true and y_pred) and "
+                "the metric_kwargs as keyword arguments.",
+            ) from None
+        return self._number(value)
 
     def replicates(self, unit_weights: np.ndarray) -> np.ndarray:
         w = self.design.row_weights(unit_weights).astype(np.int64)
