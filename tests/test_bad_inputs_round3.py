@@ -97,6 +97,50 @@ def test_y_pred_without_y_true_is_refused(here, capsys):
     assert code == 2 and "--y-true" in one_line(err)
 
 
+# ---------------------------------------------------------------------------- tiny samples
+def test_two_rows_warn_in_ci_compare_and_the_command_line(here, capsys):
+    with pytest.warns(booteval.SmallSampleWarning, match="only 2 rows"):
+        r = booteval.ci([0.7, 0.9], seed=0)
+    assert any("only 2 rows" in n for n in r.notes)
+    with pytest.warns(booteval.SmallSampleWarning, match="only 2 paired rows"):
+        c = booteval.compare([0.7, 0.9], [0.8, 0.95], seed=0)
+    assert any("only 2 paired rows" in n for n in c.notes)
+    Path("two.csv").write_text("s\n0.7\n0.9\n")
+    code, _, err = run(capsys, "ci", "two.csv", "--score", "s", "--seed", "0")
+    assert code == 0 and "only 2 rows" in err
+
+
+# ----------------------------------------------------------------------- raw tracebacks
+def test_a_callable_with_the_wrong_arity_or_keywords_is_named(here):
+    with pytest.raises(booteval.InvalidInputError, match=r"`metric`.*accepts <lambda>\(scores\)"):
+        booteval.ci([1.0, 2.0, 3.0, 4.0], metric=lambda a, b: 1.0, n_resamples=50, seed=0)
+    with pytest.raises(booteval.InvalidInputError, match=r"zz=\.\.\..*unexpected keyword"):
+        booteval.ci([1.0, 2.0, 3.0, 4.0], metric=lambda a: 1.0, metric_kwargs={"zz": 1},
+                    n_resamples=50, seed=0)  # fmt: skip
+
+
+def test_an_empty_table_and_strata_on_a_table_are_named():
+    with pytest.raises(booteval.InvalidInputError, match="at least one row"):
+        booteval.ci(pd.DataFrame({"score": []}), scores="score", seed=0)
+    df = pd.DataFrame({"score": np.linspace(0, 1, 40), "label": np.arange(40) % 2})
+    with pytest.raises(booteval.InvalidInputError, match="`strata`: expected no strata"):
+        booteval.ci(df, scores="score", strata="label", seed=0, n_resamples=100)
+
+
+def test_a_leaderboard_too_large_for_memory_is_refused_before_any_work():
+    systems = {f"s{i}": np.linspace(0, 1, 50) for i in range(20)}
+    with pytest.raises(booteval.InvalidInputError, match=r"at most 2,500,000 for 20 systems"):
+        booteval.leaderboard(systems, n_resamples=10**7, seed=0)
+
+
+def test_options_given_by_position_are_named():
+    with pytest.raises(booteval.InvalidInputError, match=r"argument 3: 'accuracy'.*metric="):
+        booteval.ci([1, 0, 1, 1], [0, 1, 0, 1], "accuracy", 0.95)
+    for f in (booteval.ci, booteval.compare):
+        with pytest.raises(booteval.InvalidInputError, match="'auto', 'percentile'"):
+            f([1, 0, 1, 1], [0, 1, 1, 1], method="bcaa")
+
+
 # --------------------------------------------------------------------- scale and format
 def test_a_negative_scale_is_refused(here, capsys):
     r = booteval.ci([0.1, 0.5, 0.7, 0.9], seed=0, n_resamples=200)
@@ -145,7 +189,8 @@ def _booteval() -> list[str]:
 @pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
 def test_a_full_disk_and_a_closed_stdin_end_in_one_line(tmp_path):
-    (tmp_path / "a.csv").write_text("s\n0.1\n0.5\n0.9\n")
+    values = "\n".join(f"{v:.3f}" for v in np.linspace(0.1, 0.9, 12))
+    (tmp_path / "a.csv").write_text(f"s\n{values}\n")
     with open("/dev/full", "w") as full:
         cmd = [*_booteval(), "ci", "a.csv", "--score", "s", "-B", "100"]
         done = subprocess.run(cmd, cwd=tmp_path, stdout=full, stderr=subprocess.PIPE, text=True)

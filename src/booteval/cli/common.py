@@ -177,6 +177,8 @@ def _check_outputs(args: argparse.Namespace) -> None:
                 "data (choose another file name)"
             )
     output = getattr(args, "output", None)
+    if path and output and _resolved(path) == _resolved(output):
+        raise CliError(f"--plot {path}: the same file as --output; choose two file names")
     if output and getattr(args, "format", None) is None:
         suffix = Path(output).suffix.lower()
         if suffix not in _OUTPUT_SUFFIXES:
@@ -184,8 +186,6 @@ def _check_outputs(args: argparse.Namespace) -> None:
                 f"--output {output}: expected a file ending in {', '.join(_OUTPUT_SUFFIXES)} "
                 f"(its format), or --format; received {suffix or 'no extension'!r}"
             )
-    if path and output and _resolved(path) == _resolved(output):
-        raise CliError(f"--plot {path}: the same file as --output; choose two file names")
 
 
 #: (flag, argparse attribute, declared parameter) checked before any work

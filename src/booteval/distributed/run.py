@@ -304,11 +304,13 @@ def table_result(run: TableRun, *, hint: str | None = None) -> CIResult:
     return result.with_method(run.method)
 
 
-def _options_not_positional(data: tuple[Any, ...]) -> None:
+def _options_not_positional(data: tuple[Any, ...], metric: Any) -> None:
     """Options passed by position (``ci(y, p, "accuracy", 0.95)``) are data to ``*data``:
-    refused, naming the argument, rather than reported as a missing metric."""
+    refused, naming the argument, rather than reported as a missing metric (a text where
+    a metric is named is left to the metric's own check of its inputs)."""
     for i, d in enumerate(data, 1):
-        if len(data) > 1 and (isinstance(d, numbers.Number | str) or d is None):
+        text = isinstance(d, str) and metric is None
+        if len(data) > 1 and (isinstance(d, numbers.Number) or text or d is None):
             hint = "Options go by keyword"
             if isinstance(d, str):
                 hint += f" (metric={d!r}?)"
@@ -344,7 +346,7 @@ def frame_route(
     sums without strata or a transform: as a one-partition pandas table, so their numbers
     are bit-identical to a cluster run on the same rows.
     """
-    _options_not_positional(data)
+    _options_not_positional(data, metric)
     kinds = [source_kind(d) for d in data]
     if columns:
         if len(data) != 1 or kinds[0] is None:
