@@ -166,6 +166,12 @@ def test_an_output_file_of_an_unknown_kind_is_refused(here, capsys):
     assert not Path("out.xlsx").exists()
 
 
+def test_drop_incomplete_on_a_flat_file_is_refused_not_ignored(here, capsys):
+    Path("a.csv").write_text("s\n0.1\n0.5\n0.9\n")
+    code, _, err = run(capsys, "ci", "a.csv", "--score", "s", "--drop-incomplete")
+    assert code == 2 and "--drop-incomplete applies to harness logs" in one_line(err)
+
+
 # ------------------------------------------------------------------- misleading errors
 @pytest.mark.parametrize("path", ["nodir", "nodir/", "missing.xyz"])
 def test_a_missing_path_says_so(here, capsys, path):

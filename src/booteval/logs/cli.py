@@ -266,5 +266,11 @@ def load(args: Any) -> tuple[Any, str]:
             raise InputFileError("<stdin>", "harness logs are read from files, not standard input")
         df, name = _logs(args, files, fmt)
     else:
+        if getattr(args, "drop_incomplete", False):
+            raise InputFileError(
+                _display(files), "--drop-incomplete applies to harness logs (items a model "
+                "has no score for); a flat file's rows are read as they are: leave it out, or "
+                "remove the incomplete rows first",
+            )  # fmt: skip
         df, name = _flat(files, fmt, _text_columns(args)), _display(files)
     return _composite_id(args, df, name), name
