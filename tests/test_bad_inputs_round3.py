@@ -205,3 +205,13 @@ def test_a_full_disk_and_a_closed_stdin_end_in_one_line(tmp_path):
                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           preexec_fn=lambda: os.close(0))  # fmt: skip
     assert done.returncode == 2 and "standard input" in one_line(done.stderr)
+
+
+@pytest.mark.slow
+def test_a_parquet_glob_that_matches_nothing_and_a_csv_named_parquet(here):
+    pytest.importorskip("dask.dataframe")
+    with pytest.raises(booteval.InvalidInputError, match="the pattern matches nothing"):
+        booteval.ci("nomatch/*.parquet", scores="s", seed=0, n_resamples=100)
+    Path("c.parquet").write_text("s\n0.1\n0.5\n")
+    with pytest.raises(booteval.InvalidInputError, match=r"`data`.*'c.parquet'"):
+        booteval.ci("c.parquet", scores="s", seed=0, n_resamples=100)

@@ -61,7 +61,7 @@ def open_source(data: Any, kind: str, columns: list[str]) -> tuple[Any, str]:
                 "data", "a Parquet path with Dask installed (pip install 'booteval[dask]')",
                 repr(str(data)),
             ) from None  # fmt: skip
-        data, kind = dd.read_parquet(os.fspath(data), columns=columns), "dask"
+        data, kind = _read_parquet(dd, os.fspath(data), columns), "dask"
     have = list(data.columns)
     missing = [c for c in columns if c not in have]
     if missing:
@@ -70,6 +70,29 @@ def open_source(data: Any, kind: str, columns: list[str]) -> tuple[Any, str]:
             ", ".join(map(repr, missing)),
         )  # fmt: skip
     return (data.select(*columns) if kind == "spark" else data[columns]), kind
+
+
+def _read_parquet(dd: Any, path: str, columns: list[str]) -> Any:
+    """Dask's Parquet reader, its failures named: a path that matches nothing, a file
+    that is not Parquet, columns it does not hold."""
+    import glob
+
+    matches = glob.glob(path, recursive=True) if glob.has_magic(path) else [path]
+    if not any(os.path.exists(m) for m in matches):
+        raise InvalidInputError(
+            "data", "a Parquet file, directory or glob that names files", f"{path!r}: no such "
+            "file" if not glob.has_magic(path) else f"{path!r}: the pattern matches nothing",
+        )  # fmt: skip
+    try:
+        return dd.read_parquet(path, columns=columns)
+    except Exception as exc:  # pyarrow's and dask's own errors (ArrowInvalid, KeyError, ...)
+        detail = str(exc).strip().splitlines()
+        reason = detail[-1] if detail else type(exc).__name__
+        if "None of" in reason and "columns" in reason:
+            reason = f"it has none of the columns {', '.join(map(repr, columns))}"
+        raise InvalidInputError(
+            "data", "a Parquet table with the named columns", f"{path!r}: {reason[:300]}"
+        ) from None
 
 
 def sample_rows(data: Any, kind: str, n: int = 2) -> Any:
