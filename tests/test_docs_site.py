@@ -104,7 +104,7 @@ def parse(html: str) -> _Page:
     return page
 
 
-def test_home_page_renders_in_a_browser(site):
+def check_home_page_renders_in_a_browser(site: Path) -> None:
     dom = render(site / "index.html")
     page = parse(dom)
     assert page.title.strip() == "booteval"
@@ -113,7 +113,7 @@ def test_home_page_renders_in_a_browser(site):
     assert 'class="js-focus-visible js"' in dom or " js" in dom.split("<head", 1)[0]
 
 
-def test_an_api_page_renders_its_reference(site):
+def check_an_api_page_renders_its_reference(site: Path) -> None:
     dom = render(site / "reference" / "samples" / "index.html")
     page = parse(dom)
     assert "Several samples per question" in page.title
@@ -124,7 +124,7 @@ def test_an_api_page_renders_its_reference(site):
     assert "Parameters" in dom and "Returns" in dom
 
 
-def test_api_reference_has_links_not_raw_roles(site):
+def check_api_reference_has_links_not_raw_roles(site: Path) -> None:
     """numpydoc's Sphinx roles (``:func:`booteval.ci```) render as cross-reference links
     (``scripts/griffe_roles.py``), never as raw text, and an internal constant is not an
     entry of a page's contents."""
@@ -143,7 +143,7 @@ def test_api_reference_has_links_not_raw_roles(site):
         assert not any(i.endswith(constant) for i in page.ids), constant
 
 
-def test_no_internal_link_is_broken(site):
+def check_no_internal_link_is_broken(site: Path) -> None:
     pages = {p: parse(p.read_text(encoding="utf-8")) for p in site.rglob("*.html")}
     assert len(pages) > 15
     broken = []
@@ -169,3 +169,13 @@ def test_no_internal_link_is_broken(site):
                 if unquote(parts.fragment) not in ids:
                     broken.append(f"{path.relative_to(site)}: {href} (no such anchor)")
     assert broken == []
+
+
+def test_the_docs_site(site):
+    """One test for the one build (work stealing would build it again for each worker
+    that took one of several tests): each check in turn, named by its function; the two
+    that need Chromium last (without it they skip, after the others have run)."""
+    check_api_reference_has_links_not_raw_roles(site)
+    check_no_internal_link_is_broken(site)
+    check_home_page_renders_in_a_browser(site)
+    check_an_api_page_renders_its_reference(site)
