@@ -474,3 +474,48 @@ def test_wide_missing_values_refused_or_dropped_with_a_note():
     assert any("1 item(s) not scored for every model left out (of 12)" in n
                for n in w.attrs["notes"])  # fmt: skip
     assert any("1 rows without a 'correct' value left out" in n for n in w.attrs["notes"])
+
+
+def _zip_with_zstandard(members: dict[str, bytes], path: Path) -> None:
+    """A zip whose members are Zstandard-compressed (method 93), as inspect-ai writes its
+    .eval logs by default; zipfile cannot write that method, so the records are built here
+    (APPNOTE: local headers, the central directory, its end record)."""
+    import struct
+
+    zstandard = pytest.importorskip("zstandard")
+    out, central = bytearray(), bytearray()
+    for name, raw in members.items():
+        data = zstandard.ZstdCompressor().compress(raw)
+        crc, n = zipfile.crc32(raw), name.encode()
+        offset = len(out)
+        out += struct.pack("<IHHHHHIIIHH", 0x04034B50, 63, 0, 93, 0, 0x21, crc, len(data),
+                           len(raw), len(n), 0) + n + data  # fmt: skip
+        central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 63, 63, 0, 93, 0, 0x21, crc,
+                               len(data), len(raw), len(n), 0, 0, 0, 0, 0, offset) + n  # fmt: skip
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(members), len(members), len(central),
+                      len(out), 0)  # fmt: skip
+    path.write_bytes(bytes(out + central + end))
+
+
+def test_inspect_eval_with_zstandard_members_reads_as_deflate(tmp_path):
+    """inspect-ai's default .eval (zip method 93) gives the same table as the same log with
+    deflated members; a damaged member is named."""
+    original = next((LOGS / "inspect").glob("*.eval"))
+    with zipfile.ZipFile(original) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    target = tmp_path / original.name
+    _zip_with_zstandard(members, target)
+    with zipfile.ZipFile(target) as zf:
+        assert {i.compress_type for i in zf.infolist()} == {93}
+    want, got = read_inspect(original), read_inspect(target)
+    assert got.drop(columns=["file"], errors="ignore").equals(
+        want.drop(columns=["file"], errors="ignore")
+    )
+    damaged = tmp_path / "damaged.eval"
+    _zip_with_zstandard({**members, "header.json": b"{}"}, damaged)
+    data = bytearray(damaged.read_bytes())
+    start = data.index(b"header.json") + len("header.json")
+    data[start + 4] ^= 0xFF  # a byte of the compressed header
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(LogFormatError, match="damaged"):
+        read_inspect(damaged)

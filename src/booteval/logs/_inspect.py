@@ -126,6 +126,46 @@ def _rows(
     return rows, scores
 
 
+#: the zip method of Zstandard, which inspect-ai writes by default (APPNOTE 6.3.7)
+ZIP_ZSTANDARD = 93
+
+
+def _member_bytes(zf: zipfile.ZipFile, member: str, path: Path) -> bytes:
+    """A member's bytes: deflated or stored by :mod:`zipfile`, Zstandard-compressed (method
+    93, which :mod:`zipfile` cannot read before Python 3.14) by the zstandard package."""
+    info = zf.getinfo(member)
+    if info.compress_type != ZIP_ZSTANDARD:
+        try:
+            return zf.read(member)
+        except NotImplementedError as exc:
+            raise LogFormatError(path, f"{exc} (zip method {info.compress_type})",
+                                 line=member) from None  # fmt: skip
+    try:
+        import zstandard
+    except ImportError:
+        raise LogFormatError(
+            path, "its members are Zstandard-compressed (zip method 93, Inspect's default), "
+            "which needs the zstandard package: pip install 'booteval[logs]'", line=member,
+        ) from None  # fmt: skip
+    fp = zf.fp
+    assert fp is not None
+    fp.seek(info.header_offset)
+    local = fp.read(30)
+    if local[:4] != b"PK\x03\x04":
+        raise LogFormatError(path, "a damaged zip: no local header", line=member)
+    skip = int.from_bytes(local[26:28], "little") + int.from_bytes(local[28:30], "little")
+    fp.seek(info.header_offset + 30 + skip)
+    try:
+        data = zstandard.ZstdDecompressor().decompress(
+            fp.read(info.compress_size), max_output_size=max(info.file_size, 1)
+        )
+    except zstandard.ZstdError as exc:
+        raise LogFormatError(path, f"a damaged Zstandard member ({exc})", line=member) from None
+    if zipfile.crc32(data) != info.CRC:
+        raise LogFormatError(path, "a damaged member: its checksum does not match", line=member)
+    return data
+
+
 def _read_eval_zip(path: Path) -> tuple[dict[str, Any], list[tuple[str, Any]], str]:
     try:
         zf = zipfile.ZipFile(path)
@@ -136,7 +176,7 @@ def _read_eval_zip(path: Path) -> tuple[dict[str, Any], list[tuple[str, Any]], s
 
         def load(member: str) -> Any:
             try:
-                return json.loads(zf.read(member).decode("utf-8"))
+                return json.loads(_member_bytes(zf, member, path).decode("utf-8"))
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
                 line = getattr(exc, "lineno", None)
                 at = f"{member} line {line}" if line else member
