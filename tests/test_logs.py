@@ -519,3 +519,32 @@ def test_inspect_eval_with_zstandard_members_reads_as_deflate(tmp_path):
     damaged.write_bytes(bytes(data))
     with pytest.raises(LogFormatError, match="damaged"):
         read_inspect(damaged)
+
+
+@pytest.mark.parametrize("spec_names", [None, ["quasi_exact_match"]])
+def test_helm_default_score_is_the_runs_metric_not_a_count(tmp_path, spec_names):
+    """HELM lists counts (tokens, references) before the correctness statistics; the
+    default score is the run spec's metric, else the first correctness statistic."""
+    run = tmp_path / "mmlu:subject=x,model=org_m"
+    run.mkdir()
+
+    def stat(name, value):
+        return {"name": {"name": name, "split": "test"}, "count": 1, "sum": value,
+                "mean": value}  # fmt: skip
+
+    entries = [
+        {"instance_id": f"id{i}", "train_trial_index": 0,
+         "stats": [stat("num_prompt_tokens", 4.0), stat("quasi_exact_match", i % 2),
+                   stat("exact_match", i % 2)]}
+        for i in range(6)
+    ]  # fmt: skip
+    (run / "per_instance_stats.json").write_text(json.dumps(entries))
+    if spec_names is not None:
+        spec = {
+            "name": "mmlu:subject=x,model=org/m",
+            "metric_specs": [{"class_name": "BasicMetric", "args": {"names": spec_names}}],
+        }
+        (run / "run_spec.json").write_text(json.dumps(spec))
+    scores = booteval.logs.read_helm(run).attrs["scores"]
+    assert scores[0] == (spec_names[0] if spec_names else "exact_match")
+    assert scores[-1] == "num_prompt_tokens"

@@ -58,6 +58,40 @@ def _run_info(path: Path) -> tuple[str, str, dict[str, Any]]:
     return str(model), task, args
 
 
+#: per-instance statistics that score a run (HELM's correctness metrics), preferred over
+#: counts (tokens, references, trials) when the run spec names none
+_CORRECTNESS = ("exact_match", "quasi_exact_match", "prefix_exact_match",
+                "quasi_prefix_exact_match", "f1_score", "rouge_l", "bleu_4")  # fmt: skip
+
+
+def _spec_metrics(path: Path) -> list[str]:
+    """The metric names a run's ``run_spec.json`` asks for (``metric_specs[].args.names``)."""
+    spec_path = path.with_name("run_spec.json")
+    if not spec_path.is_file():
+        return []
+    spec = read_json(spec_path)
+    names: list[str] = []
+    for m in (spec.get("metric_specs") or []) if isinstance(spec, dict) else []:
+        listed = (m.get("args") or {}).get("names") if isinstance(m, dict) else None
+        names.extend(str(n) for n in listed or [] if isinstance(n, str))
+    return names
+
+
+def _scores_first(scores: list[str], preferred: list[str]) -> list[str]:
+    """The scores with the run's own metrics first, then HELM's correctness statistics,
+    then the rest (counts) in the order found: the first is what a reader takes by default.
+
+    Examples
+    --------
+    >>> _scores_first(["num_references", "num_prompt_tokens", "exact_match"], [])
+    ['exact_match', 'num_references', 'num_prompt_tokens']
+    """
+    rank: dict[str, int] = {}
+    for n in [*preferred, *_CORRECTNESS]:
+        rank.setdefault(n, len(rank))
+    return sorted(scores, key=lambda c: (rank.get(c.split(":")[0], len(rank)), scores.index(c)))
+
+
 def _pert_name(p: Any) -> str | None:
     if isinstance(p, dict):
         return str(p.get("name")) if p.get("name") is not None else None
@@ -106,7 +140,9 @@ def read_helm(
     scores: list[str] = []
     left_pert: dict[str, int] = {}
     left_split: dict[str, int] = {}
+    preferred: list[str] = []
     for path in files:
+        preferred += [n for n in _spec_metrics(path) if n not in preferred]
         data = read_json(path)
         if not isinstance(data, list):
             raise LogFormatError(path, "expected a list of per-instance entries")
@@ -178,4 +214,4 @@ def read_helm(
     if not rows:
         raise LogFormatError(", ".join(map(str, files)), "no instance left after choosing "
                              f"split={split!r}, perturbation={perturbation!r}")  # fmt: skip
-    return build_frame(rows, scores, notes, "helm")
+    return build_frame(rows, _scores_first(scores, preferred), notes, "helm")
