@@ -548,3 +548,36 @@ def test_helm_default_score_is_the_runs_metric_not_a_count(tmp_path, spec_names)
     scores = booteval.logs.read_helm(run).attrs["scores"]
     assert scores[0] == (spec_names[0] if spec_names else "exact_match")
     assert scores[-1] == "num_prompt_tokens"
+
+
+def _eee_line(model, i, correct, **extra):
+    return json.dumps({
+        "schema_version": "instance_level_eval_0.2.1", "evaluation_id": "e1", "model_id": model,
+        "evaluation_name": "gsm8k", "sample_id": f"gsm8k_{i:04d}",
+        "interaction_type": "single_turn", "input": {"raw": "q", "reference": ["a"]},
+        "output": {"raw": ["a"]}, "answer_attribution": [],
+        "evaluation": {"score": float(correct), "is_correct": bool(correct)},
+        "metadata": {"subject": f"s{i % 3}"}, **extra,
+    })  # fmt: skip
+
+
+def test_every_eval_ever_instances_are_read_and_named_by_model(tmp_path):
+    """EEE instance-level JSON Lines (schema 0.2.x) are detected; the system is the
+    model_id (not the score's name), the item the sample_id; a malformed record is named."""
+    rng = np.random.default_rng(2)
+    want = {}
+    for model in ("org/a", "org/b"):
+        correct = rng.random(30) < 0.6
+        want[model] = correct.mean()
+        lines = [_eee_line(model, i, c) for i, c in enumerate(correct)]
+        (tmp_path / f"{model.split('/')[1]}.jsonl").write_text("\n".join(lines) + "\n")
+    assert booteval.logs.detect_format(tmp_path / "a.jsonl") == "eee"
+    df = booteval.logs.read(tmp_path)
+    assert df.attrs["format"] == "eee" and df.attrs["scores"] == ["score", "is_correct"]
+    assert set(df["model"]) == {"org/a", "org/b"} and "metadata.subject" in df.columns
+    w = booteval.logs.wide(df, "score")
+    assert {m: w[m].mean() for m in w.attrs["models"]} == pytest.approx(want)
+    (tmp_path / "bad.jsonl").write_text(_eee_line("org/c", 0, True).replace('"score": 1.0',
+                                        '"score": "high"') + "\n")  # fmt: skip
+    with pytest.raises(LogFormatError, match=r"bad.jsonl.*evaluation.score"):
+        booteval.logs.read(tmp_path / "bad.jsonl")

@@ -14,6 +14,7 @@ format             files
 ``"helm"``         HELM ``per_instance_stats.json`` (with ``run_spec.json``)
 ``"lighteval"``    lighteval / Open LLM Leaderboard ``details_<task>_<date>.parquet``
 ``"code"``         human-eval ``*_results.jsonl``, evalplus ``eval_results.json``
+``"eee"``          Every Eval Ever instance-level JSON Lines (``model_id``, ``sample_id``)
 ``"long"``         CSV / TSV / JSONL / Parquet with model, item and score columns
 =================  ======================================================================
 
@@ -32,6 +33,7 @@ Examples
 
 from ._code import read_code_samples
 from ._common import LogFormatError
+from ._eee import read_eee
 from ._helm import read_helm
 from ._inspect import DEFAULT_VALUES, read_inspect
 from ._lighteval import read_lighteval
@@ -47,6 +49,7 @@ __all__ = [
     "detect_format",
     "read",
     "read_code_samples",
+    "read_eee",
     "read_helm",
     "read_inspect",
     "read_lighteval",

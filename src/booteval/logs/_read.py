@@ -11,6 +11,7 @@ from typing import Any
 from ..core.errors import InvalidInputError
 from ._code import is_code_results, read_code_samples
 from ._common import LogFormatError, PathsLike, check_unique, expand_paths, pandas
+from ._eee import is_eee_instances, read_eee
 from ._helm import is_helm_stats, read_helm
 from ._inspect import is_inspect_log, read_inspect
 from ._lighteval import is_lighteval_details, read_lighteval
@@ -26,6 +27,7 @@ READERS: dict[str, Callable[..., Any]] = {
     "helm": read_helm,
     "lighteval": read_lighteval,
     "code": read_code_samples,
+    "eee": read_eee,
     "long": read_long,
 }
 FORMATS = tuple(READERS)
@@ -90,7 +92,8 @@ def detect_format(path: str | Path) -> str | None:
     ``samples_*.jsonl`` (or a JSON Lines file whose records have ``doc_id`` and ``doc``):
     ``"lm-eval"``; an ``.eval`` zip, or a ``.json`` Inspect log: ``"inspect"``;
     ``per_instance_stats.json``: ``"helm"``; ``details_*.parquet``: ``"lighteval"``;
-    human-eval ``*_results.jsonl`` or evalplus ``eval_results.json``: ``"code"``; a CSV,
+    human-eval ``*_results.jsonl`` or evalplus ``eval_results.json``: ``"code"``; Every Eval
+    Ever instance-level JSON Lines (``model_id``, ``sample_id``, ``evaluation``): ``"eee"``; a CSV,
     TSV, JSON Lines or Parquet table with ``model`` and ``item`` columns: ``"long"``.
     Companion files (lm-eval's ``results_*.json``, HELM's ``stats.json``, ...) and anything
     else give ``None``.
@@ -115,6 +118,8 @@ def detect_format(path: str | Path) -> str | None:
         return "inspect"
     if is_code_results(p):
         return "code"
+    if is_eee_instances(p):
+        return "eee"
     if p.suffix in (".jsonl", ".parquet"):
         cols = set(_columns(p))
         if {"doc_id", "doc"} <= cols and ("metrics" in cols or "filter" in cols):

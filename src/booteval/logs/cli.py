@@ -28,7 +28,8 @@ from ._wide import wide
 
 __all__ = ["LOG_FORMATS", "flatten_columns", "load"]
 
-_HARNESS = ("lm-eval", "inspect", "helm", "lighteval", "code")
+#: the harness formats (every reader but the plain long table)
+_HARNESS = tuple(f for f in LOG_FORMATS if f != "long")
 
 
 def _matches(raw: str) -> list[Path]:
