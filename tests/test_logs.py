@@ -581,3 +581,10 @@ def test_every_eval_ever_instances_are_read_and_named_by_model(tmp_path):
                                         '"score": "high"') + "\n")  # fmt: skip
     with pytest.raises(LogFormatError, match=r"bad.jsonl.*evaluation.score"):
         booteval.logs.read(tmp_path / "bad.jsonl")
+
+
+def test_inspect_scorer_the_logs_do_not_have_is_refused_naming_theirs():
+    with pytest.raises(
+        InvalidInputError, match=r"`scorer`: expected one of the logs' scorers \(choice\)"
+    ):
+        read_inspect(LOGS / "inspect", scorer="nope")

@@ -285,6 +285,16 @@ def read_inspect(
         "Inspect logs (.eval or .json)",
         lambda path: _file_rows(path, mapping, scorer, left, notes),
     )
+    if scorer is not None and not scores:  # a scorer the logs do not have: no score column
+        found = read_files(
+            paths,
+            is_inspect_log,
+            "Inspect logs",
+            lambda p: _file_rows(p, mapping, None, dict.fromkeys(left, 0), []),
+        )[1]
+        raise InvalidInputError(
+            "scorer", f"one of the logs' scorers ({', '.join(found) or 'none'})", repr(scorer)
+        )
     shown = ", ".join(f"{k} -> {v:g}" for k, v in mapping.items())
     notes.insert(0, f"inspect: score values mapped to numbers: {shown}; numbers and bools as "
                  "they are (override with values=)")  # fmt: skip
