@@ -114,6 +114,10 @@ def test_lm_eval_malformed_lines_name_file_line_field(tmp_path):
                                               if k != "doc_id"}) + "\n")  # fmt: skip
     with pytest.raises(LogFormatError, match=r"line 7: field 'doc_id'"):
         read_lm_eval(path)
+    shutil.copy(LM / "EleutherAI__pythia-1b" / path.name, path)
+    _edit_line(path, 4, lambda s: json.dumps(json.loads(s) | {"doc_id": None}) + "\n")
+    with pytest.raises(LogFormatError, match=r"line 4: field 'doc_id': expected an id"):
+        read_lm_eval(path)  # not the item "None"
 
 
 def test_lm_eval_different_documents_refused(tmp_path):

@@ -119,6 +119,9 @@ def _file_rows(
         if "doc_id" not in rec:
             raise LogFormatError(path, "missing: expected every line to have a doc_id",
                                  line=n, field="doc_id")  # fmt: skip
+        if rec["doc_id"] is None or isinstance(rec["doc_id"], dict | list):
+            raise LogFormatError(path, f"expected an id (a number or a text); found "
+                                 f"{rec['doc_id']!r:.40}", line=n, field="doc_id")  # fmt: skip
         by_filter[str(rec.get("filter", "none"))].append((n, rec))
     if not by_filter:
         raise LogFormatError(path, "the file has no samples")
