@@ -592,3 +592,17 @@ def test_inspect_scorer_the_logs_do_not_have_is_refused_naming_theirs():
         InvalidInputError, match=r"`scorer`: expected one of the logs' scorers \(choice\)"
     ):
         read_inspect(LOGS / "inspect", scorer="nope")
+
+
+def test_a_non_utf8_line_and_a_too_deep_line_are_named(tmp_path):
+    folder = _copy(LM / "EleutherAI__pythia-1b", tmp_path / "m")
+    (path,) = folder.glob("samples_mmlu_mini_*.jsonl")
+    with path.open("ab") as fh:
+        fh.write(b"\xff\xfe not text\n")
+    with pytest.raises(LogFormatError, match=r"line \d+: not UTF-8 text"):
+        read_lm_eval(folder)
+    deep = tmp_path / "deep" / "samples_mmlu_mini_2024-05-16T12-32-05.123458.jsonl"
+    deep.parent.mkdir()
+    deep.write_text('{"doc_id": 0, "doc": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    with pytest.raises(LogFormatError, match="line 1: JSON nested too deeply"):
+        read_lm_eval(deep)

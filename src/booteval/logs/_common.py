@@ -249,11 +249,18 @@ def to_number(value: Any) -> float | None:
 def read_json_lines(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
     """``(line number, record)`` for each non-empty line of a JSON Lines file."""
     try:
-        handle = path.open(encoding="utf-8")
+        handle = path.open("rb")
     except OSError as exc:
         raise LogFormatError(path, f"cannot open it ({exc.strerror})") from None
     with handle:
-        for n, text in enumerate(handle, 1):
+        for n, raw in enumerate(handle, 1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                bad = raw[exc.start : exc.start + 1]
+                raise LogFormatError(
+                    path, f"not UTF-8 text (byte {exc.start} of the line: {bad!r})", line=n
+                ) from None
             if not text.strip():
                 continue
             try:
@@ -261,6 +268,8 @@ def read_json_lines(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
             except json.JSONDecodeError as exc:
                 raise LogFormatError(path, f"not valid JSON ({exc.msg}, column {exc.colno})",
                                      line=n) from None  # fmt: skip
+            except RecursionError:
+                raise LogFormatError(path, "JSON nested too deeply to read", line=n) from None
             if not isinstance(rec, dict):
                 raise LogFormatError(
                     path, f"expected a JSON object; found {type(rec).__name__}", line=n
@@ -281,6 +290,8 @@ def read_json(path: Path) -> Any:
     except json.JSONDecodeError as exc:
         raise LogFormatError(path, f"not valid JSON ({exc.msg}, column {exc.colno})",
                              line=exc.lineno) from None  # fmt: skip
+    except RecursionError:
+        raise LogFormatError(path, "JSON nested too deeply to read") from None
 
 
 def build_frame(
