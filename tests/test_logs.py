@@ -606,3 +606,18 @@ def test_a_non_utf8_line_and_a_too_deep_line_are_named(tmp_path):
     deep.write_text('{"doc_id": 0, "doc": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
     with pytest.raises(LogFormatError, match="line 1: JSON nested too deeply"):
         read_lm_eval(deep)
+
+
+def test_an_empty_lighteval_details_file_is_said_not_dropped(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    folder = tmp_path / "lighteval"
+    shutil.copytree(LOGS / "lighteval" / "details", folder)
+    first = sorted(folder.rglob("*.parquet"))[0]
+    pd.read_parquet(first).iloc[0:0].to_parquet(first)
+    df = booteval.logs.read_lighteval(folder)
+    assert any("empty details files" in n and first.name in n for n in df.attrs["notes"])
+    for other in folder.rglob("*.parquet"):
+        pd.read_parquet(other).iloc[0:0].to_parquet(other)
+    with pytest.raises(LogFormatError, match="every details file is empty"):
+        booteval.logs.read_lighteval(folder)

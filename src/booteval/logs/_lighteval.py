@@ -118,6 +118,7 @@ def read_lighteval(paths: PathsLike, *, model: str | None = None) -> Any:
     rows: list[dict[str, Any]] = []
     scores: list[str] = []
     notes: list[str] = []
+    empty: list[str] = []
     positional = 0
     for path in files:
         try:
@@ -130,6 +131,9 @@ def read_lighteval(paths: PathsLike, *, model: str | None = None) -> Any:
             raise LogFormatError(path, f"cannot read it as Parquet: {exc}") from None
         task, _ = task_and_date(path, "details")
         name = model if model is not None else _model_of(path)
+        if len(df) == 0:  # said, not dropped: the model would vanish from a leaderboard
+            empty.append(f"{name} ({task}, {path.name})")
+            continue
         new = "metric" in df.columns
         col = "metric" if new else "metrics"
         if col not in df.columns:
@@ -158,6 +162,11 @@ def read_lighteval(paths: PathsLike, *, model: str | None = None) -> Any:
                     if k in rec:
                         flatten(rec[k], k, row)
             rows.append(row)
+    if empty and not rows:
+        raise LogFormatError(", ".join(map(str, files)), "every details file is empty: "
+                             f"{'; '.join(empty)}")  # fmt: skip
+    if empty:
+        notes.append(f"lighteval: empty details files, so no items for: {'; '.join(empty)}")
     if positional:
         notes.append(
             f"lighteval: {positional:,} rows without a document id are numbered by their row "
