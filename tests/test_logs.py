@@ -9,6 +9,7 @@ error naming the file, the line and the field; nothing is left out without a not
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import zipfile
 from pathlib import Path
@@ -621,3 +622,25 @@ def test_an_empty_lighteval_details_file_is_said_not_dropped(tmp_path):
         pd.read_parquet(other).iloc[0:0].to_parquet(other)
     with pytest.raises(LogFormatError, match="every details file is empty"):
         booteval.logs.read_lighteval(folder)
+
+
+@pytest.mark.parametrize(
+    ("edit", "field"),
+    [
+        (lambda d: [s.pop("mean") and s.update(sum=None) for s in d[0]["stats"]], "stats[0].sum"),
+        (lambda d: [s.pop("mean") and s.update(sum="x") for s in d[0]["stats"]], "stats[0].sum"),
+        (lambda d: d[0].update(train_trial_index=float("nan")), "train_trial_index"),
+        (lambda d: d[0].update(train_trial_index=1.5), "train_trial_index"),
+    ],
+)
+def test_helm_malformed_sums_and_trials_are_named(tmp_path, edit, field):
+    src = next((LOGS / "helm").rglob("per_instance_stats.json"))
+    run = tmp_path / src.parent.name
+    shutil.copytree(src.parent, run)
+    data = json.loads((run / src.name).read_text())
+    for s in data[0]["stats"]:
+        s["mean"] = s.get("mean", 0.0) or 1.0  # a mean to pop, so the sum is used
+    edit(data)
+    (run / src.name).write_text(json.dumps(data))
+    with pytest.raises(LogFormatError, match=rf"entry 0: field '{re.escape(field)}'"):
+        booteval.logs.read_helm(run)

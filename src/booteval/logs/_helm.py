@@ -11,6 +11,7 @@ named like ``mmlu:subject=anatomy,method=multiple_choice_joint,model=openai_gpt2
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -159,7 +160,7 @@ def read_helm(
                 raise LogFormatError(path, "expected a list of statistics", line=where,
                                      field="stats")  # fmt: skip
             trial = to_number(entry.get("train_trial_index", 0))
-            if trial is None:
+            if trial is None or not math.isfinite(trial) or trial != int(trial) or trial < 0:
                 raise LogFormatError(path, f"expected an integer; found "
                                      f"{entry.get('train_trial_index')!r}", line=where,
                                      field="train_trial_index")  # fmt: skip
@@ -181,7 +182,12 @@ def read_helm(
                     col += f":{name['sub_split']}"
                 value = stat.get("mean")
                 if value is None and to_number(stat.get("count")):
-                    value = stat.get("sum", 0) / stat["count"]
+                    total = to_number(stat.get("sum", 0))
+                    if total is None:
+                        raise LogFormatError(path, f"expected a number; found "
+                                             f"{stat.get('sum')!r:.40}", line=where,
+                                             field=f"stats[{j}].sum")  # fmt: skip
+                    value = total / to_number(stat["count"])
                 num = to_number(value)
                 if value is not None and num is None:
                     raise LogFormatError(path, f"expected a number; found {value!r:.40}",
