@@ -190,7 +190,7 @@ def read_table(
     stdin : file-like, optional
         Read instead of ``sys.stdin`` for ``"-"`` (for tests).
     text_columns : sequence of str
-        Columns read as the text written (ids, system names, clusters): ``1.10`` and
+        Columns read as the text written (ids, system names): ``1.10`` and
         ``1.1``, ``01`` and ``1`` stay different. In JSON Lines a number stays the number
         written, as text (``0``), a string the string (``"00"``).
 
