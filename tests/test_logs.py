@@ -644,3 +644,14 @@ def test_helm_malformed_sums_and_trials_are_named(tmp_path, edit, field):
     (run / src.name).write_text(json.dumps(data))
     with pytest.raises(LogFormatError, match=rf"entry 0: field '{re.escape(field)}'"):
         booteval.logs.read_helm(run)
+
+
+@pytest.mark.parametrize("bad", ["NaN", "Infinity", "1e30", "0", "2.5"])
+def test_inspect_an_epoch_that_is_not_a_count_is_named(tmp_path, bad):
+    src = next((LOGS / "inspect").glob("*.json"))
+    data = json.loads(src.read_text())
+    data["samples"][0]["epoch"] = "__EPOCH__"
+    path = tmp_path / src.name
+    path.write_text(json.dumps(data).replace('"__EPOCH__"', bad))
+    with pytest.raises(LogFormatError, match=r"samples\[0\]: field 'epoch': expected an epoch"):
+        read_inspect(path)

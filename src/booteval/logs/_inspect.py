@@ -93,7 +93,7 @@ def _rows(
             if key not in s:
                 raise LogFormatError(path, "missing from the sample", line=where, field=key)
         epoch = to_number(s["epoch"])
-        if epoch is None or epoch < 1 or epoch != int(epoch):
+        if epoch is None or not 1 <= epoch <= _MAX_EPOCH or epoch != int(epoch):  # NaN too
             raise LogFormatError(path, f"expected an epoch number from 1; found {s['epoch']!r}",
                                  line=where, field="epoch")  # fmt: skip
         found = s.get("scores")
@@ -125,6 +125,9 @@ def _rows(
         rows.append(row)
     return rows, scores
 
+
+#: the largest epoch number taken (a larger one is a damaged log, not a run)
+_MAX_EPOCH = 10**6
 
 #: the zip method of Zstandard, which inspect-ai writes by default (APPNOTE 6.3.7)
 ZIP_ZSTANDARD = 93
