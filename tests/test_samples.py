@@ -144,7 +144,10 @@ def test_nested_result_reports_and_serialises():
         ({"scores": [1, 0], "items": [1]}, "items"),
         ({"scores": [1, 0, 1], "items": [1, 1, 2], "clusters": ["a", "b", "b"]}, "clusters"),
         ({"scores": [1, 0], "items": [1, 2], "resample": "rows"}, "resample"),
-        ({"scores": [1, 0], "items": [1, 2], "method": "studentized"}, "method"),
+        ({"scores": [1, 0], "items": [1, 2], "method": "auto", "resample": "both"}, "method"),
+            {"scores": [1, 0], "items": [1, 2], "method": "studentized", "resample": "both"},
+            "method",
+        ),
         ({"scores": [1, 0], "items": [{"a": 1}, {"b": 2}]}, "items"),
         ({"scores": ["x", "y"], "items": [1, 2]}, "scores"),
     ],
@@ -417,3 +420,19 @@ def test_the_two_level_weight_source_gives_the_same_replicates_for_any_batch(res
     other = booteval.nested_ci(scores, items, batch=41, **kw)
     assert np.array_equal(ref.distribution, other.distribution)
     assert ref.low == other.low and ref.high == other.high
+
+
+def test_the_advice_of_a_warning_can_be_followed_with_questions_resampled():
+    """nested_ci's BCa warning on few questions points to method='auto' or 'studentized':
+    with resample="items" (ci on the question means) both are taken, and give ci's
+    interval on the means."""
+    rng = np.random.default_rng(0)
+    items = np.repeat(np.arange(12), 3)
+    scores = (rng.random(36) < 0.6).astype(float)
+    means = np.array([scores[items == i].mean() for i in range(12)])
+    for method in ("auto", "studentized"):
+        r = booteval.nested_ci(scores, items, seed=0, n_resamples=500, method=method)
+        ref = booteval.ci(means, seed=0, n_resamples=500, method=method)
+        assert (r.low, r.high, r.method) == (ref.low, ref.high, ref.method)
+    with pytest.raises(booteval.InvalidInputError, match="'percentile', 'basic'"):
+        booteval.nested_ci(scores, items, resample="both", method="auto", n_resamples=100)

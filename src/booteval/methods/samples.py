@@ -67,6 +67,8 @@ __all__ = ["RESAMPLE", "NestedResult", "nested_ci"]
 
 RESAMPLE = ("items", "samples", "both")
 _NESTED_METHODS = methods_offered(standard_errors=False)
+#: resample="items" runs ci() on the question means, which offers every method
+_ITEM_METHODS = ("auto", *methods_offered())
 #: replicates per batch of the within-question draws (any batch gives the same replicates)
 _INNER_BLOCK = 256
 
@@ -224,7 +226,9 @@ def nested_ci(
         subject or source document): whole clusters of questions are resampled.
     method : {"bca", "percentile", "basic", "normal"}
         The interval method. BCa's jackknife leaves out one top-level unit (a question
-        or cluster; a sample for ``resample="samples"``).
+        or cluster; a sample for ``resample="samples"``). With ``resample="items"`` (the
+        run is :func:`booteval.ci`'s) also ``"auto"``, ``"studentized"`` and
+        ``"studentized-symmetric"``.
     confidence_level, n_resamples, seed, batch, workers, engine
         As for :func:`booteval.ci`; with ``resample="items"`` the run is :func:`booteval.ci`'s
         on the question means (so the compiled engine applies there); otherwise no compiled
@@ -249,7 +253,8 @@ def nested_ci(
     (0.1667, 0.1204)
     """
     check_choice(resample, "resample", RESAMPLE)
-    check_choice(method, "method", _NESTED_METHODS)
+    # resampling questions is ci() on the question means: every method of ci, "auto" too
+    check_choice(method, "method", _ITEM_METHODS if resample == "items" else _NESTED_METHODS)
     x = as_float_array(scores, "scores")
     n_rows = _n_rows(x, "scores")
     g = _group(items, n_rows, clusters)
