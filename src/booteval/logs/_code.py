@@ -20,6 +20,7 @@ from ._common import (
     LogFormatError,
     PathsLike,
     build_frame,
+    first_line,
     read_files,
     read_json,
     read_json_lines,
@@ -38,11 +39,7 @@ def is_code_results(path: Path) -> bool:
         return True
     if path.suffix != ".jsonl":
         return False
-    try:
-        with path.open(encoding="utf-8") as fh:
-            first = next((line for line in fh if line.strip()), "")
-    except (OSError, UnicodeDecodeError):
-        return False
+    first = first_line(path)
     return '"task_id"' in first and ('"passed"' in first or '"base_status"' in first)
 
 

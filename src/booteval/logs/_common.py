@@ -23,6 +23,7 @@ __all__ = [
     "KEYS",
     "LogFormatError",
     "build_frame",
+    "first_line",
     "expand_paths",
     "flatten",
     "pandas",
@@ -244,6 +245,25 @@ def to_number(value: Any) -> float | None:
     if isinstance(value, int | float):
         return float(value)
     return None
+
+
+def first_line(path: Path) -> str:
+    """The first non-empty line of a text file ("" where it has none or cannot be read):
+    what format detection looks at.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.jsonl"
+    >>> _ = p.write_text("\n{}\n")
+    >>> first_line(p)
+    '{}\n'
+    """
+    try:
+        with path.open(encoding="utf-8") as fh:
+            return next((line for line in fh if line.strip()), "")
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def read_json_lines(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:

@@ -17,6 +17,7 @@ from ._common import (
     LogFormatError,
     PathsLike,
     build_frame,
+    first_line,
     flatten,
     read_files,
     read_json_lines,
@@ -32,11 +33,7 @@ def is_eee_instances(path: Path) -> bool:
     """Whether ``path`` is an EEE instance-level JSON Lines file (by its first record)."""
     if path.suffix != ".jsonl" or not path.is_file():
         return False
-    try:
-        with path.open(encoding="utf-8") as fh:
-            first = next((line for line in fh if line.strip()), "")
-    except (OSError, UnicodeDecodeError):
-        return False
+    first = first_line(path)
     return '"instance_level_eval' in first or all(f'"{k}"' in first for k in _REQUIRED)
 
 
