@@ -60,10 +60,14 @@ _ID_HELP = ("long format: the row (item) id that pairs the systems; repeat for a
 def _data_command(
     sub: Any, name: str, boot: argparse.ArgumentParser, **kwargs: Any
 ) -> argparse.ArgumentParser:
-    """A subcommand that reads system outputs from files: the input, column, bootstrap
-    (``boot``) and output options, and ``kwargs`` (help, description, epilog)."""
+    """A subcommand that reads system outputs from files: the files, the long format's
+    system column, the input, column, bootstrap (``boot``) and output options, and
+    ``kwargs`` (help, description, epilog)."""
     parents = [_input_parent(), _columns_parent(), boot, _output_parent()]
-    return sub.add_parser(name, formatter_class=_Formatter, parents=parents, **kwargs)
+    p = sub.add_parser(name, formatter_class=_Formatter, parents=parents, **kwargs)
+    p.add_argument("file", metavar="FILE", nargs="+", help=_FILES_HELP)
+    p.add_argument("--system", metavar="COL", help="long format: the column naming the system")
+    return p
 
 
 def _input_parent() -> argparse.ArgumentParser:
@@ -195,8 +199,6 @@ def build_parser() -> argparse.ArgumentParser:
         "      --metric accuracy --metric f1:average=macro --metric roc_auc\n"
         "  booteval ci long.jsonl --system model --y-true label --y-pred pred -f markdown",
     )  # fmt: skip
-    p.add_argument("file", metavar="FILE", nargs="+", help=_FILES_HELP)
-    p.add_argument("--system", metavar="COL", help="long format: the column naming the system")
     p.add_argument("-m", "--metric", action="append", metavar="NAME", help=metric_help)
     p.set_defaults(func=_cmd_ci)
 
@@ -215,10 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
         "  booteval compare long.csv --system model --id item --y-true label --y-pred pred \\\n"
         "      --a old --b new --metric accuracy --test mcnemar",
     )  # fmt: skip
-    p.add_argument("file", metavar="FILE", nargs="+", help=_FILES_HELP)
     p.add_argument("--a", metavar="NAME", help="system A: a column (wide) or a system (long)")
     p.add_argument("--b", metavar="NAME", help="system B: a column (wide) or a system (long)")
-    p.add_argument("--system", metavar="COL", help="long format: the column naming the system")
     p.add_argument("--id", metavar="COL", action="append", help=_ID_HELP)
     p.add_argument("-m", "--metric", action="append", metavar="NAME", help=metric_help)
     p.add_argument(
@@ -252,8 +252,6 @@ def build_parser() -> argparse.ArgumentParser:
         "      --exclude category --exclude answer --cluster src --scale 100 --digits 1\n"
         "  booteval leaderboard runs/*/samples_mmlu*.jsonl --cluster doc.subject",
     )  # fmt: skip
-    p.add_argument("file", metavar="FILE", nargs="+", help=_FILES_HELP)
-    p.add_argument("--system", metavar="COL", help="long format: the column naming the system")
     p.add_argument("--id", "--row", dest="id", metavar="COL", action="append", help=_ID_HELP)
     p.add_argument("-m", "--metric", action="append", metavar="NAME", help=metric_help)
     p.add_argument("--correction", choices=CORRECTIONS, default="holm",

@@ -82,12 +82,14 @@ def check_run_options(
     *, confidence_level: object, n_resamples: object, seed: object, method: object,
     on_undefined: object = "drop", bca_ties: object = "half", batch: object = None,
     n_inner: object = 50, workers: object = None, engine: object = "auto",
+    methods: tuple[str, ...] = METHODS,
 ) -> RunOptions:  # fmt: skip
-    """Validate the options every entry point shares (errors name the parameter)."""
+    """Validate the options every entry point shares (errors name the parameter);
+    ``methods`` are the interval methods the entry point offers."""
     level = check_confidence_level(confidence_level)
     return RunOptions(
         confidence_level=level, n_resamples=check_n_resamples(n_resamples, level),
-        seed=check_seed(seed), method=check_choice(method, "method", METHODS),
+        seed=check_seed(seed), method=check_choice(method, "method", methods),
         on_undefined=check_choice(on_undefined, "on_undefined", UNDEFINED_POLICIES),
         bca_ties=check_choice(bca_ties, "bca_ties", ("half", "below")),
         batch=None if batch is None else check_positive_int(batch, "batch"),

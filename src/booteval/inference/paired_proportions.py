@@ -299,25 +299,8 @@ def tango_interval(
 ) -> AnalyticInterval:
     """Tango's score interval for ``mean(correct_b) - mean(correct_a)`` on paired rows.
 
-    Parameters
-    ----------
-    correct_a, correct_b : array-like of 0/1 or bool
-        Whether system A, and system B, got each row right (the same rows, in the same
-        order).
-    confidence_level : float, default 0.95
-        Nominal coverage, strictly between 0 and 1.
-
-    Returns
-    -------
-    AnalyticInterval
-        ``estimate`` is B's accuracy minus A's, ``method = "tango"``, ``n`` the rows and
-        ``standard_error = None``.
-
-    Raises
-    ------
-    InvalidInputError
-        When an input is not 0/1, the lengths differ, or ``confidence_level`` is not
-        strictly between 0 and 1.
+    Takes the inputs of :func:`newcombe_interval`, raises the same errors and returns
+    the same fields, with ``method = "tango"``.
 
     Notes
     -----

@@ -20,11 +20,9 @@ class CorrelationResult(Result):
 
     Attributes
     ----------
-    estimate : float
-        The correlation on the original matrices (never the mean of the replicates).
-    low, high : float
-        The interval.
-    confidence_level : float
+    estimate, low, high, confidence_level : float
+        The correlation on the original matrices (never the mean of the replicates),
+        its interval and the interval's level.
     method : str
         ``"fisher"``, or the bootstrap interval method (``"percentile"``, ``"basic"``,
         ``"normal"``, ``"bca"``).

@@ -271,14 +271,13 @@ def multilabel_ci(
     >>> multilabel_ci(yt, yp, resample="labels", n_resamples=1000, seed=0).n
     5
     """
-    opts = check_run_options(
-        confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, method=method,
-        on_undefined=on_undefined, batch=batch, workers=workers,
-    )  # fmt: skip
-    check_choice(method, "method", MULTILABEL_METHODS)
     check_choice(metric, "metric", MULTILABEL_METRICS)
     check_choice(resample, "resample", MULTILABEL_RESAMPLE)
     check_choice(undefined, "undefined", UNDEFINED_LABEL_POLICIES)
+    opts = check_run_options(
+        confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, method=method,
+        on_undefined=on_undefined, batch=batch, workers=workers, methods=MULTILABEL_METHODS,
+    )  # fmt: skip
     yt, yp = _check_pair(y_true, y_pred)
     n, n_labels = yt.shape
     b, seed_int = opts.n_resamples, opts.seed

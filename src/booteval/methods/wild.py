@@ -350,9 +350,8 @@ def wild_ci(
     """
     opts = check_run_options(
         confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, method=method,
-        on_undefined=on_undefined, batch=batch, workers=workers,
+        on_undefined=on_undefined, batch=batch, workers=workers, methods=WILD_METHODS,
     )  # fmt: skip
-    check_choice(method, "method", WILD_METHODS)
     check_choice(multipliers, "multipliers", MULTIPLIERS)
     check_choice(residuals, "residuals", RESIDUAL_SCALINGS)
     x = as_float_array(X, "X", ndim=(1, 2))

@@ -136,11 +136,8 @@ def plot_forest(
     labels : sequence of str, optional
         One per row (default: the metric, ``B - A``, ``metric vs human``, or the
         system names of a leaderboard).
-    path, ax : optional
-        Save the figure at ``path`` (``.png``, ``.pdf`` or ``.svg``); draw into the
-        matplotlib axes ``ax`` instead of a new figure.
-    scale : float
-        Multiply every value (e.g. 100 for percentages).
+    path, ax, scale : optional
+        As in :func:`~booteval.plot.plot_distribution`.
     digits : int, optional
         Decimals of the numbers printed on the right (default: four significant figures).
     ranks : bool
