@@ -12,6 +12,7 @@ import fnmatch
 import io
 import re
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -174,6 +175,22 @@ def read_lines(path: str | Path, *, stdin: Any = None) -> Any:
     return pd.DataFrame({column: pd.Series(lines, dtype=object)})
 
 
+def _read_json_lines(pd: Any, source: Any, dtype: Any) -> Any:
+    """``pd.read_json(lines=True)`` with no dates guessed from column names: pandas 3.1
+    deprecates the keywords that say so (its next major version drops the guessing)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*(convert_dates|keep_default_dates)")
+        try:
+            return pd.read_json(source, lines=True, dtype=dtype, convert_dates=False,
+                                keep_default_dates=False)  # fmt: skip
+        except TypeError as exc:  # the keywords are gone
+            if "convert_dates" not in str(exc) and "keep_default_dates" not in str(exc):
+                raise
+    if hasattr(source, "seek"):
+        source.seek(0)
+    return pd.read_json(source, lines=True, dtype=dtype)
+
+
 def read_table(
     path: str | Path, input_format: str | None = None, *, stdin: Any = None,
     text_columns: Sequence[str] = (),
@@ -239,8 +256,7 @@ def read_table(
         elif fmt == "jsonl":
             # values as written: no guessing of dates from column names, nor of numbers
             # in the text columns
-            df = pd.read_json(source, lines=True, convert_dates=False, keep_default_dates=False,
-                              dtype={c: object for c in text_columns} or True)  # fmt: skip
+            df = _read_json_lines(pd, source, {c: object for c in text_columns} or True)
         else:
             try:
                 import pyarrow  # noqa: F401
