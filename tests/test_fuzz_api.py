@@ -80,6 +80,17 @@ def groups(n: int) -> st.SearchStrategy:
     )
 
 
+def frames(n: int) -> st.SearchStrategy:
+    """pandas tables: empty, or labels and scores with numeric ids (read as text)."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(n)
+    full = pd.DataFrame({
+        "id": np.arange(n), "y": rng.integers(0, 2, n), "p": rng.integers(0, 2, n),
+        "s": rng.random(n), "model": np.resize(["m1", "007"], n),
+    })  # fmt: skip
+    return st.sampled_from([pd.DataFrame(), full, full.iloc[:0], full[["s"]]])
+
+
 def data(n: int) -> st.SearchStrategy:
     return st.one_of(
         st.tuples(scores(n)),
@@ -87,8 +98,21 @@ def data(n: int) -> st.SearchStrategy:
         st.tuples(labels(n), scores(n)),
         st.tuples(labels(n), labels(n), labels(n)),
         st.tuples(scores(n), scores(n)),
+        st.tuples(frames(n)),
         st.tuples(),
     )
+
+
+def _wrong_arity(a, b, c):
+    return 0.0
+
+
+def _text_result(*arrays):
+    return "high"
+
+
+def _mean_of_first(x, *rest):
+    return float(np.mean(x))
 
 
 #: strategies for a parameter, by name (given the drawn number of rows)
@@ -157,8 +181,24 @@ OPTIONAL: dict[str, st.SearchStrategy] = {
     "confidence_level": st.sampled_from([0.9, 0.95, 95, 0, "0.95"]),
     "method": st.sampled_from(["percentile", "bca", "basic", "normal", "studentized", "nope"]),
     "metric": st.sampled_from(
-        [None, "accuracy", "f1", "roc_auc", "mean", "mse", "nope", "ece", "kendall", "brier"]
+        [
+            None,
+            "accuracy",
+            "f1",
+            "roc_auc",
+            "mean",
+            "mse",
+            "nope",
+            "ece",
+            "kendall",
+            "brier",
+            "specificity",
+            _wrong_arity,
+            _text_result,
+            _mean_of_first,
+        ]
     ),
+    "metric_kwargs": st.sampled_from([None, {"average": "macro"}, {"nope": 1}, "x", {}]),
     "batch": st.sampled_from([None, 1, 7, 0]),
     "workers": st.sampled_from([None, 1, 2, 0]),
     "alternative": st.sampled_from(["two-sided", "greater", "less", "x"]),
