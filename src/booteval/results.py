@@ -106,6 +106,16 @@ def protocol_of_test(estimate: str) -> Mapping[str, Any]:
     )
 
 
+def cluster_line(n_clusters: int, effective_n: float, n: int) -> str:
+    """The describe() line of a clustered result: clusters and effective sample size."""
+    size = (
+        f"effective sample size {effective_n:.1f} of {n} rows"
+        if math.isfinite(effective_n)
+        else f"{n} rows (effective sample size not computed)"
+    )
+    return f"  {n_clusters} clusters; {size}"
+
+
 def with_notes(lines: list[str], notes: tuple[str, ...], indent: str = "  ") -> str:
     """A description's lines, then a line for each note, joined with newlines.
 
@@ -540,10 +550,7 @@ class CIResult(Result):
                 f"{self.mcse_low * scale:.2g}, {self.mcse_high * scale:.2g}",
             ]
         if self.n_clusters is not None:
-            lines.append(
-                f"  {self.n_clusters} clusters; effective sample size {self.effective_n:.1f} "
-                f"of {self.n} rows"
-            )
+            lines.append(cluster_line(self.n_clusters, self.effective_n, self.n))
         return with_notes(lines, self.notes)
 
     def __repr__(self) -> str:

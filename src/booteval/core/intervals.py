@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.special import expit, ndtr, ndtri
+from scipy.special import betainc, expit, ndtr, ndtri
 
 from .errors import DegenerateIntervalWarning, InvalidInputError, warn
 
@@ -302,14 +302,30 @@ def order_statistic_quantile(sorted_values: np.ndarray, p: float) -> float:
 
 
 def _quantile_mcse(sorted_values: np.ndarray, p: float) -> float:
+    """The Monte Carlo SD of the ``ceil(p B)``-th order statistic of ``B`` replicates.
+
+    It is that order statistic's SD when ``B`` values are drawn from the replicates' own
+    distribution (Maritz & Jarrett, 1978): the ``i``-th smallest value is the order
+    statistic with probability ``I(i / B) - I((i - 1) / B)``, ``I`` the regularized
+    incomplete beta function with parameters ``(r, B - r + 1)``. Tied values (a metric
+    on a lattice, such as a difference of accuracies) are handled as they are: the
+    endpoint moves between lattice points only as often as the replicates say.
+    Weights further than 10 binomial SDs from ``r`` (under 1e-20) are left out.
+    """
     b = sorted_values.shape[0]
-    sd = math.sqrt(max(b * p * (1 - p), 0.0))
-    lo = min(max(math.floor(p * b - sd), 1), b)
-    hi = min(max(math.ceil(p * b + sd), 1), b)
-    upper, lower = float(sorted_values[hi - 1]), float(sorted_values[lo - 1])
-    if not (math.isfinite(upper) and math.isfinite(lower)):
+    r = min(max(math.ceil(p * b - 1e-9), 1), b)
+    half = int(10.0 * math.sqrt(b * p * (1.0 - p))) + 2
+    first, last = max(r - half, 1), min(r + half, b)
+    cdf = betainc(r, b - r + 1, np.arange(first - 1, last + 1) / b)
+    w = np.diff(cdf)
+    x = sorted_values[first - 1 : last]
+    live = w > 1e-15
+    if not np.all(np.isfinite(x[live])):
         return math.nan  # an infinite quantile (zero standard errors) has no Monte Carlo SE
-    return (upper - lower) / 2.0
+    w, x = w[live], x[live]
+    w = w / w.sum()
+    mu = float(w @ x)
+    return math.sqrt(max(float(w @ (x - mu) ** 2), 0.0))
 
 
 def _quantile_slope(sorted_values: np.ndarray, p: float) -> float:
@@ -323,18 +339,17 @@ def _quantile_slope(sorted_values: np.ndarray, p: float) -> float:
     return float(sorted_values[hi - 1] - sorted_values[lo - 1]) / ((hi - lo) / b)
 
 
-def _bca_level_mcse(level_z: float, z0: float, acc: float, b: int) -> float:
-    """Monte Carlo SD of one BCa level due to the noise in ``z0`` (estimated from B draws)."""
-    p0 = float(ndtr(z0))
+def _bca_level_slope(level_z: float, z0: float, acc: float) -> float:
+    """d(BCa level)/d(p0), ``p0`` the fraction of replicates below the estimate
+    (``z0 = Phi^-1(p0)``)."""
     phi = math.exp(-0.5 * z0 * z0) / math.sqrt(2 * math.pi)
     if phi <= 0:
         return 0.0
-    se_z0 = math.sqrt(p0 * (1 - p0) / b) / phi
     u = z0 + level_z
     den = 1.0 - acc * u
     arg = z0 + u / den
     dlevel = math.exp(-0.5 * arg * arg) / math.sqrt(2 * math.pi) * (1.0 + 1.0 / (den * den))
-    return dlevel * se_z0
+    return dlevel / phi
 
 
 def bca_levels(
@@ -570,16 +585,27 @@ def compute_interval(
         hi_t = order_statistic_quantile(srt, lev_hi)
         mc_lo, mc_hi = _quantile_mcse(srt, lev_lo), _quantile_mcse(srt, lev_hi)
         if method == "bca" and "levels" in details and math.isfinite(details.get("z0", math.nan)):
-            # BCa's levels move with z0, itself estimated from the B replicates
+            # BCa's levels move with z0, itself estimated from the same B replicates: the
+            # endpoint is q(level(p0)) with both the quantile and p0 read off one empirical
+            # distribution, whose values at two points covary (min(F1, F2) - F1 F2) / B
             z0, acc = details["z0"], details["acceleration"]
-            for i, (lev, z_a) in enumerate(
-                ((lev_lo, float(ndtri(alpha / 2))), (lev_hi, float(ndtri(1 - alpha / 2))))
+            p0 = float(ndtr(z0))
+            mc = []
+            for lev, z_a, mc_q in (
+                (lev_lo, float(ndtri(alpha / 2)), mc_lo),
+                (lev_hi, float(ndtri(1 - alpha / 2)), mc_hi),
             ):
-                extra = _quantile_slope(srt, lev) * _bca_level_mcse(z_a, z0, acc, b)
-                if i == 0:
-                    mc_lo = math.hypot(mc_lo, extra)
-                else:
-                    mc_hi = math.hypot(mc_hi, extra)
+                slope = _quantile_slope(srt, lev)
+                d = _bca_level_slope(z_a, z0, acc)
+                var = (
+                    mc_q * mc_q
+                    + slope
+                    * slope
+                    * (d * d * p0 * (1.0 - p0) - 2.0 * d * (min(lev, p0) - lev * p0))
+                    / b
+                )
+                mc.append(math.sqrt(max(var, 0.0)) if math.isfinite(var) else mc_q)
+            mc_lo, mc_hi = mc
     elif method == "basic":
         lo_t = 2 * theta - order_statistic_quantile(srt, 1 - alpha / 2)
         hi_t = 2 * theta - order_statistic_quantile(srt, alpha / 2)

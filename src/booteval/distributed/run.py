@@ -295,7 +295,8 @@ def table_result(run: TableRun, *, hint: str | None = None) -> CIResult:
         estimate=float(reps.estimates[0]), low=math.nan, high=math.nan,
         confidence_level=opts.confidence_level, method=run.method, metric=m.label,
         n=reps.n_rows, n_clusters=reps.n_clusters,
-        effective_n=float(reps.n_clusters if reps.n_clusters is not None else reps.n_rows),
+        # with clusters, a table gives no row-level jackknife to set against the clusters'
+        effective_n=float(reps.n_rows) if reps.n_clusters is None else math.nan,
         n_resamples=opts.n_resamples, seed=opts.seed,
         standard_error=float(np.std(values, ddof=1)) if values.size > 1 else 0.0,
         n_undefined=run.n_undefined, mcse_low=math.nan, mcse_high=math.nan, design=run.design,

@@ -32,10 +32,11 @@ from ..metrics.base import Evaluator, deferred_compression
 from ..metrics.linearize import linearized_se
 from ..metrics.registry import resolve_metric
 from ..metrics.regression import Mean
-from ..results import PairedDifference, freeze, with_notes
+from ..results import PairedDifference, cluster_line, freeze, with_notes
 from .auto_method import CLOSED_FORMS, choose, paired_case_of, paired_closed_form, reason
 from .classical import disagreement_note
 from .confidence import TINY_ROWS, SharedDraws, shared_run, system_ci, warn_tiny
+from .design_effect import cost_note, effective_sample_size, row_jackknife
 
 __all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]
 
@@ -66,6 +67,10 @@ class ComparisonResult(PairedDifference):
         Standard deviation of the bootstrap differences.
     excludes_zero : bool
         Whether the interval excludes 0.
+    effective_n : float
+        With clusters, Kish's effective sample size of the difference (from the jackknife
+        variances of ``B - A`` leaving out a cluster and a row: never above ``n``); ``n``
+        without clusters; NaN where a note says it was not computed.
     interval_a, interval_b : (float, float)
         Each system's own interval: exactly the one :func:`booteval.ci` gives for that
         system alone with the same data, seed, ``B`` and method (``method="auto"``: ci's
@@ -96,6 +101,7 @@ class ComparisonResult(PairedDifference):
     distribution: np.ndarray = field(repr=False)
     distribution_a: np.ndarray = field(repr=False)
     distribution_b: np.ndarray = field(repr=False)
+    effective_n: float = math.nan
     notes: tuple[str, ...] = ()
     details: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -143,6 +149,8 @@ class ComparisonResult(PairedDifference):
             + self._systems_method(),
             f"  standard error of the difference {self.standard_error * scale:.{digits}g}",
         ]
+        if self.n_clusters is not None:
+            lines.append(cluster_line(self.n_clusters, self.effective_n, self.n))
         return with_notes(lines, self.notes)
 
     def _systems_method(self) -> str:
@@ -158,8 +166,8 @@ class ComparisonResult(PairedDifference):
         keys = (
             "metric", "name_a", "name_b", "estimate_a", "estimate_b", "difference", "low",
             "high", "confidence_level", "method", "p_value", "alternative", "test",
-            "standard_error", "excludes_zero", "n", "n_clusters", "n_resamples", "seed",
-            "n_undefined", "design",
+            "standard_error", "excludes_zero", "n", "n_clusters", "effective_n", "n_resamples",
+            "seed", "n_undefined", "design",
         )  # fmt: skip
         out = {k: getattr(self, k) for k in keys}
         out["interval_a"], out["interval_b"] = list(self.interval_a), list(self.interval_b)
@@ -534,6 +542,16 @@ def compare(
     details["systems"] = tuple(own)
     if not plan.clustered and n < TINY_ROWS:
         notes = (*notes, warn_tiny(n, "paired rows", "of B - A"))
+    effective_n = float(n)
+    if plan.clustered:
+        effective_n = math.nan
+        costly = cost_note(m, plan, systems=2)
+        if costly:
+            notes = (*notes, costly)
+        else:
+            rows = row_jackknife(m, arrays[1], plan) - row_jackknife(m, arrays[0], plan)
+            units = np.asarray(jack if jack is not None else stacked.jackknife())
+            effective_n = effective_sample_size(plan, rows, units[:, 1] - units[:, 0])
     return ComparisonResult(
         metric=m.label, name_a=name_a, name_b=name_b, estimate_a=float(est[0]),
         estimate_b=float(est[1]), difference=diff_hat, low=low, high=high,
@@ -545,8 +563,8 @@ def compare(
         mcse_low=mcse[0], mcse_high=mcse[1],
         design="paired " + describe_source(plan, source) + ran, distribution=freeze(diffs),
         distribution_a=freeze(np.ascontiguousarray(reps[:, 0])),
-        distribution_b=freeze(np.ascontiguousarray(reps[:, 1])), notes=(*notes, *engine_notes),
-        details=details,
+        distribution_b=freeze(np.ascontiguousarray(reps[:, 1])), effective_n=effective_n,
+        notes=(*notes, *engine_notes), details=details,
     )  # fmt: skip
 
 

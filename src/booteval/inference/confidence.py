@@ -29,6 +29,7 @@ from ..metrics import Metric, resolve_metric
 from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze
 from .analytic import wilson_interval
 from .auto_method import CLOSED_FORMS, Case, Rule, case_of, choose, closed_form, family, reason
+from .design_effect import cost_note, effective_sample_size, row_jackknife
 
 __all__ = ["SharedDraws", "ci", "shared_run", "system_ci"]
 
@@ -506,10 +507,16 @@ def _run(
 
     jackknife = LazyJackknife(evaluator.jackknife)
     bounds = m.bounds
+    effective_n = float(n)
     if design.clustered:
-        effective_n = _effective_n(m, arrays, n, jackknife() if m.vectorized else None)
-    else:
-        effective_n = float(n)
+        effective_n = math.nan
+        costly = cost_note(m, design)
+        if costly:
+            engine_notes += (costly,)
+        else:
+            effective_n = effective_sample_size(
+                design, row_jackknife(m, arrays, design), jackknife()
+            )
 
     run = CIResult(
         estimate=estimate, low=math.nan, high=math.nan, confidence_level=level, method=method,
@@ -594,22 +601,3 @@ def _run_to_budget(
         )
     recipe = replace(r._recompute, notes_after=(*r._recompute.notes_after, note))
     return replace(r, _recompute=recipe).with_method(method)
-
-
-def _effective_n(
-    m: Metric, arrays: tuple[np.ndarray, ...], n: int, cluster_jack: np.ndarray | None
-) -> float:
-    """``n * var_iid / var_design`` from row-level and cluster-level jackknife variances."""
-    if cluster_jack is None:
-        return math.nan
-    row_jack = m.bind(arrays, make_design(n)).jackknife()
-
-    def jvar(v: np.ndarray) -> float:
-        v = v[np.isfinite(v)]
-        k = v.size
-        return (k - 1) / k * float(np.sum((v - v.mean()) ** 2)) if k > 1 else math.nan
-
-    v_row, v_cl = jvar(row_jack), jvar(np.asarray(cluster_jack))
-    if not (v_cl > 0) or not math.isfinite(v_row):
-        return math.nan
-    return n * v_row / v_cl

@@ -629,6 +629,7 @@ def _board(
                 rank_high=rank_hi[j],
                 letters=letters[pos[j]],
                 in_top_group=pos[j] in top,
+                effective_n=getattr(out, "effective_n", math.nan),
             )
         )
     if notes:

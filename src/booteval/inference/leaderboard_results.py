@@ -80,6 +80,10 @@ class LeaderboardEntry(Result):
         Compact letter display: systems sharing a letter are not separated.
     in_top_group : bool
         Not separated from the leader (the leader itself included).
+    effective_n : float
+        With clusters, the system's effective sample size as :func:`booteval.ci` reports
+        it (Kish's, never above the rows); the rows without clusters; NaN where not
+        computed.
     """
 
     # a row of a leaderboard: the level and method are the leaderboard's
@@ -97,6 +101,7 @@ class LeaderboardEntry(Result):
     rank_high: int
     letters: str
     in_top_group: bool
+    effective_n: float = math.nan
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (str, float, int, bool)."""
@@ -320,6 +325,15 @@ class LeaderboardResult(Result):
             "group: systems sharing a letter are not separated "
             f"({self.correction}-adjusted p >= {self.alpha:g})",
         ]
+        sizes = [e.effective_n for e in self.entries if math.isfinite(e.effective_n)]
+        if self.n_clusters is not None and sizes:
+            span = f"{min(sizes):.1f}" + (
+                f" to {max(sizes):.1f}" if max(sizes) > min(sizes) else ""
+            )
+            lines.append(
+                f"{self.n_clusters} clusters; effective sample size {span} of {self.n} rows "
+                "(each system's, as booteval.ci reports it)"
+            )
         return "\n".join(lines)
 
     def _system_rows(self, scale: float, digits: int) -> tuple[list[str], list[list[str]]]:
