@@ -16,7 +16,8 @@ import pytest
 from scipy import stats
 
 import booteval
-from booteval.inference.auto_method import RULES, Case, choose
+from booteval.core.intervals import CLOSED_FORMS
+from booteval.inference.auto_method import RULES, Case, choose, natural_transform
 
 RUN = {"n_resamples": 499, "seed": 0}
 
@@ -143,9 +144,12 @@ def test_rule_rows_in_order():
         Case("proportion", True, 1000, 8, minority=400): "studentized-symmetric",
         Case("proportion", True, 1000, 50, minority=400): "studentized-symmetric",
         Case("proportion", True, 1000, 50, minority=400, studentized=False): "bca",
-        Case("mean", True, 1000, 5): "studentized-symmetric",
+        Case("mean", True, 1000, 5): "cr2",  # very few clusters: CR2 on the natural scale
+        Case("mean", True, 1000, 10): "studentized-symmetric",
         Case("mean", True, 1000, 50): "studentized",
         Case("mean", False, 20): "studentized",
+        Case("mean", False, 20, bounded=True): "logit-t",  # scores in [0, 1]
+        Case("mean", False, 20, bounded=True, constant=True): "studentized",
         Case("mean", False, 8): "bca",
         Case("f1", False, 50): "percentile",
         Case("f1", False, 20): "bca",
@@ -190,7 +194,8 @@ def test_rule_rows_in_order():
     [
         (([0, 1, 1, 0, 1] * 8, [0, 1, 0, 0, 1] * 8), {"metric": "accuracy"}, "jeffreys"),
         (([0, 1, 1, 0, 1] * 8, [0, 1, 0, 0, 1] * 8), {"metric": "error_rate"}, "jeffreys"),
-        ((np.linspace(0, 1, 40),), {}, "studentized"),
+        ((np.linspace(0, 1, 40),), {}, "logit-t"),  # scores in [0, 1]
+        ((np.linspace(0, 2, 40),), {}, "studentized"),
         (([0, 1, 1, 0, 1] * 8, [0, 1, 0, 0, 1] * 8), {"metric": "f1"}, "bca"),
         (([0, 1, 1, 0, 1] * 20, [0, 1, 0, 0, 1] * 20), {"metric": "f1"}, "percentile"),
         ((np.arange(30.0), np.arange(30.0) ** 1.5), {"metric": "pearson"}, "studentized"),
@@ -228,10 +233,17 @@ def test_ci_reports_the_choice_and_why(data, kwargs, method):
     assert "coverage atlas" in r.notes[0] and r.details["auto"]["method"] == method
     assert f"{method} interval" in r.describe()
     # a bootstrap choice is exactly that method asked for by name
-    if method != "jeffreys":
+    if method not in CLOSED_FORMS:
+        # a bootstrap-t of a mean runs on the scores' natural scale (here log): named, the
+        # method and that transform give the same interval
+        extra = {}
+        if r.transform is not None:
+            x = np.asarray(data[0], dtype=float)
+            extra["transform"] = natural_transform(x, x.size)
+            assert r.transform == extra["transform"].name
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            named = booteval.ci(*data, **kwargs, **RUN, method=method)
+            named = booteval.ci(*data, **kwargs, **RUN, method=method, **extra)
         assert (named.low, named.high) == (r.low, r.high)
 
 
@@ -264,7 +276,8 @@ def test_closed_form_choices_equal_the_public_functions():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = booteval.ci(y, clusters=few, **RUN)
-        ref = booteval.closed_forms.cluster_robust_interval(y, few, correction="CR2")
+        ref = booteval.closed_forms.cluster_robust_interval(y, few, correction="CR2",
+                                                            link="logit")  # fmt: skip
     assert r.method == "cr2" and (r.low, r.high) == pytest.approx((ref.low, ref.high))
     k = int(y.sum())
     r = booteval.ci(y, **RUN)

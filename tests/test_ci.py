@@ -486,10 +486,10 @@ def test_few_units_warn_and_name_a_better_calibrated_interval():
     # method="auto" (the default) picks the remedy itself: only the few-clusters note stays
     with pytest.warns(booteval.SmallSampleWarning, match=r"only 8 clusters.*method='auto' took"):
         r = booteval.ci(rng.random(200), clusters=clusters, seed=0, n_resamples=500)
-    assert r.method == "studentized-symmetric"  # fewer than 30 clusters
+    assert r.method == "cr2"  # a mean with fewer than 10 clusters
     with warnings.catch_warnings():
         warnings.simplefilter("error", booteval.SmallSampleWarning)
-        assert booteval.ci(rng.random(20), seed=0, n_resamples=500).method == "studentized"
+        assert booteval.ci(3 * rng.random(20), seed=0, n_resamples=500).method == "studentized"
 
 
 def test_enough_units_or_another_method_say_nothing_about_sample_size():

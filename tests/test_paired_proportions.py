@@ -391,11 +391,14 @@ def test_compare_auto_with_few_clusters_is_cr2_on_the_differences(shift):
     if shift == 0.0:  # no discordant row: Newcombe's interval, not CR2's zero width
         assert r.method == "newcombe" and r.low < 0 < r.high and r.p_value == 1.0
         return
-    ref = booteval.closed_forms.cluster_robust_interval(b - a, clusters, correction="CR2")
+    # formed on atanh's scale: a difference of proportions stays in [-1, 1]
+    ref = booteval.closed_forms.cluster_robust_interval(
+        b - a, clusters, correction="CR2", link="atanh"
+    )
     assert r.method == "cr2" and r.test == "cr2" and (r.low, r.high) == (ref.low, ref.high)
     assert r.excludes_zero == (r.p_value < 0.05)
     at = booteval.closed_forms.cluster_robust_interval(
-        b - a, clusters, confidence_level=1 - r.p_value
+        b - a, clusters, confidence_level=1 - r.p_value, link="atanh"
     )
     assert at.low == pytest.approx(0.0, abs=1e-10)
     greater = booteval.compare(

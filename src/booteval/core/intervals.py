@@ -1,4 +1,5 @@
-"""Interval methods and transforms: pure functions of a stored bootstrap distribution.
+"""Interval methods: pure functions of a stored bootstrap distribution (the transforms they
+may work through are in :mod:`booteval.core.transforms`).
 
 Every function here takes the point estimate, the replicate values and, where a
 method needs them, jackknife values or standard errors, and returns the
@@ -38,14 +39,14 @@ extreme order statistics (the extreme replicate is used).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.special import betainc, expit, ndtr, ndtri
+from scipy.special import betainc, ndtr, ndtri
 
 from .errors import DegenerateIntervalWarning, InvalidInputError, warn
+from .transforms import Transform, log_transform, resolve_transform
 
 __all__ = [
     "METHODS",
@@ -55,6 +56,7 @@ __all__ = [
     "Transform",
     "bca_levels",
     "compute_interval",
+    "log_transform",
     "order_statistic_quantile",
     "resolve_transform",
 ]
@@ -67,7 +69,9 @@ STUDENTIZED: tuple[str, ...] = ("studentized", "studentized-symmetric")
 #: the methods formed from the replicates alone: every method but the studentized ones
 RESAMPLED: tuple[str, ...] = tuple(m for m in METHODS if m not in STUDENTIZED)
 #: the closed-form methods ``method="auto"`` may choose (all others are bootstrap methods)
-CLOSED_FORMS: tuple[str, ...] = ("jeffreys", "clustered-wilson", "cr2", "newcombe", "tango")
+CLOSED_FORMS: tuple[str, ...] = (
+    "jeffreys", "clustered-wilson", "cr2", "logit-t", "newcombe", "tango",
+)  # fmt: skip
 
 
 def methods_offered(*, standard_errors: bool = True, jackknife: bool = True) -> tuple[str, ...]:
@@ -92,131 +96,6 @@ def methods_offered(*, standard_errors: bool = True, jackknife: bool = True) -> 
 
 
 # ---------------------------------------------------------------- transforms
-@dataclass(frozen=True)
-class Transform:
-    """A monotone transform applied to every replicate before forming an interval.
-
-    Attributes
-    ----------
-    name : str
-    forward, inverse : callable
-        Vectorized maps between the metric scale and the working scale.
-    derivative : callable
-        ``d forward / d x``, used to carry an analytic standard error across.
-    """
-
-    name: str
-    forward: Callable[[np.ndarray], np.ndarray]
-    inverse: Callable[[np.ndarray], np.ndarray]
-    derivative: Callable[[np.ndarray], np.ndarray]
-
-
-@dataclass(frozen=True)
-class _Logit:
-    """One map of the continuity-corrected logit for ``n`` rows (module-level, so that
-    results holding it pickle): ``part`` is "forward", "inverse" or "derivative"."""
-
-    k: float
-    part: str
-
-    def __call__(self, x: np.ndarray) -> np.ndarray:
-        k = self.k
-        if self.part == "inverse":
-            return np.clip((expit(np.asarray(x, dtype=float)) * (k + 1.0) - 0.5) / k, 0.0, 1.0)
-        q = (np.asarray(x, dtype=float) * k + 0.5) / (k + 1.0)
-        if self.part == "forward":
-            return np.log(q) - np.log1p(-q)
-        return (k / (k + 1.0)) / (q * (1.0 - q))
-
-
-def _logit_transform(n: int) -> Transform:
-    k = float(n)
-    return Transform(
-        f"logit (continuity-corrected, n={n})",
-        _Logit(k, "forward"),
-        _Logit(k, "inverse"),
-        _Logit(k, "derivative"),
-    )
-
-
-_FISHER_EDGE = 1.0 - 1e-12
-
-
-def _fisher_forward(r: np.ndarray) -> np.ndarray:
-    return np.arctanh(np.clip(np.asarray(r, dtype=float), -_FISHER_EDGE, _FISHER_EDGE))
-
-
-def _fisher_derivative(r: np.ndarray) -> np.ndarray:
-    rr = np.clip(np.asarray(r, dtype=float), -_FISHER_EDGE, _FISHER_EDGE)
-    return 1.0 / (1.0 - rr * rr)
-
-
-def _fisher_transform() -> Transform:
-    return Transform("fisher z", _fisher_forward, np.tanh, _fisher_derivative)
-
-
-@dataclass(frozen=True)
-class _NumericDerivative:
-    """The central-difference derivative of a user's forward map (picklable when the map
-    is)."""
-
-    forward: Callable[[np.ndarray], np.ndarray]
-
-    def __call__(self, x: np.ndarray) -> np.ndarray:
-        x = np.asarray(x, dtype=float)
-        h = 1e-6 * np.maximum(1.0, np.abs(x))
-        return (np.asarray(self.forward(x + h)) - np.asarray(self.forward(x - h))) / (2 * h)
-
-
-TRANSFORMS: tuple[str, ...] = ("logit", "fisher")
-
-
-def resolve_transform(transform: object, n: int) -> Transform | None:
-    """Turn the user's ``transform=`` argument into a :class:`Transform`.
-
-    Parameters
-    ----------
-    transform : None, "logit", "fisher", Transform or (forward, inverse)
-        ``"logit"`` maps a proportion-like metric with the continuity
-        correction ``p -> (p n + 0.5) / (n + 1)`` (for a proportion ``k / n``,
-        ``(k + 0.5) / (n + 1)``), so replicates at 0 or 1 stay finite.
-        ``"fisher"`` is ``atanh`` for correlations. A pair of vectorized
-        callables ``(forward, inverse)`` supplies any other monotone map.
-    n : int
-        The sample size used by the logit continuity correction.
-
-    Examples
-    --------
-    >>> t = resolve_transform("logit", n=10)
-    >>> float(t.inverse(t.forward(np.array([0.3])))[0])
-    0.3
-    """
-    if transform is None:
-        return None
-    if isinstance(transform, Transform):
-        return transform
-    if isinstance(transform, str):
-        if transform == "logit":
-            return _logit_transform(max(int(n), 1))
-        if transform == "fisher":
-            return _fisher_transform()
-        raise InvalidInputError(
-            "transform",
-            f"one of {', '.join(repr(t) for t in TRANSFORMS)}, a Transform, or a pair of "
-            "callables (forward, inverse)",
-            repr(transform),
-        )
-    if isinstance(transform, tuple) and len(transform) == 2 and all(map(callable, transform)):
-        fwd, inv = transform
-        return Transform(getattr(fwd, "__name__", "custom"), fwd, inv, _NumericDerivative(fwd))
-    raise InvalidInputError(
-        "transform",
-        "None, 'logit', 'fisher', a Transform, or a pair of callables (forward, inverse)",
-        f"{type(transform).__name__}",
-    )
-
-
-# ------------------------------------------------------------------ outcomes
 @dataclass(frozen=True)
 class IntervalOutcome:
     """What an interval method produced.

@@ -20,6 +20,7 @@ Every method is the one of that name elsewhere in booteval: a bootstrap interval
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +29,13 @@ import numpy as np
 from scipy.special import stdtr
 
 from ..core.errors import collect_warnings, warn
-from ..core.intervals import CLOSED_FORMS, STUDENTIZED
+from ..core.intervals import (
+    CLOSED_FORMS,
+    STUDENTIZED,
+    Transform,
+    log_transform,
+    resolve_transform,
+)
 from ..metrics import Metric
 from .analytic import AnalyticInterval, jeffreys_interval
 from .atlas_cite import nearest_cell
@@ -50,6 +57,8 @@ __all__ = [
     "choose",
     "closed_form",
     "family",
+    "natural_link",
+    "natural_transform",
     "outcomes",
     "paired_case_of",
     "paired_closed_form",
@@ -74,6 +83,25 @@ NESTED_ROWS = 50
 #: from this many rows that nested bootstrap-t is the symmetric one (the equal-tailed one
 #: below; the atlas measures 20 and 50 rows)
 NESTED_SYMMETRIC_ROWS = 30
+#: the evidence for CR2 (on the scores' natural scale) for a clustered mean with fewer than
+#: VERY_FEW_CLUSTERS clusters (benchmarks/range_check.py)
+MEAN_FEW_CLUSTERS_EVIDENCE = (
+    "averaged epochs (scores in [0, 1], clusters of geometric sizes, held out, 1,000 data "
+    "sets a cell), n = 16, 4 clusters: CR2 97.2 %, symmetric bootstrap-t 97.6 % (277 of "
+    "them infinite, 901 outside [0, 1]); n = 24, 6 clusters: 95.7 %, 92.8 %; n = 32, 8 "
+    "clusters: 95.3 %, 92.0 %; lognormal scores, n = 16, 4 clusters: 93.1 %, 94.0 % "
+    "(median widths 4.8 and 11.6); lognormal scores, n = 32, 8 clusters: 90.4 %, 89.2 %; "
+    "skewed paired "
+    "scores, n = 45, 5 clusters: CR2 95.7 %, BCa 82.9 %"
+)
+#: the evidence for the logit-t interval for a mean of [0, 1] scores on independent rows
+#: (benchmarks/range_check.py)
+BOUNDED_MEAN_EVIDENCE = (
+    "scores in [0, 1] mostly at 1 (held out, 1,000 data sets a cell), n = 10: logit-t "
+    "96.1 %, bootstrap-t 88.5 % (542 of them infinite); n = 20: 95.1 %, 97.4 %; a 1-5 "
+    "rating scaled to [0, 1], n = 10: 96.1 %, 94.3 %; U-shaped scores, n = 10: 98.0 %, "
+    "99.7 %; n = 100: 93.1 %, 94.8 %"
+)
 #: beyond this many rows in 30 or more clusters, Kendall's tau takes BCa, not the percentile
 #: interval (the atlas measures 1,000 and 10,000 rows)
 RANK_PERCENTILE_ROWS = 1000
@@ -110,6 +138,11 @@ class Case:
         DeLong), so a studentized interval costs no nested bootstrap.
     discordant : int or None
         For a paired difference of proportions, the rows where exactly one system is right.
+    bounded : bool
+        The per-row scores whose mean is the metric all lie in [0, 1].
+    constant : bool
+        The per-row scores (for a paired difference, the per-row differences) are all
+        equal: a bootstrap or cluster-robust interval has no width, a score interval does.
     """
 
     family: str
@@ -122,6 +155,8 @@ class Case:
     analytic_se: bool = True
     stratified: bool = False
     discordant: int | None = None
+    bounded: bool = False
+    constant: bool = False
 
 
 @dataclass(frozen=True)
@@ -188,7 +223,11 @@ RULES: tuple[Rule, ...] = (
          "clustered Wilson 97.2 %, BCa 86.0 %; p = 0.9, n = 50, 5 clusters (this row and the "
          "next, every row alike): 94.6 %, 96.5 %, 97.5 %, 83.6 %; the clustered Wilson interval "
          "over-covers when few clusters hold the rarer outcome; at p = 0.99 (n = 20 and 50) "
-         "both cover 97 to 100 %, the bootstrap under 40 %",
+         "both cover 97 to 100 %, the bootstrap under 40 %; formed on the logit scale (kept "
+         "in [0, 1]) over 24 cells with 5 or 8 clusters of 10 rows (benchmarks/"
+         "range_check.py): mean distance from 95 % 2.40 points, lowest 94.4 % (CR2 on the "
+         "proportion itself: 3.20, 82.8 %); held out, clusters of geometric sizes: 2.83, "
+         "lowest 94.8 % (2.36, 90.0 %), over-covering near p = 0.9 rather than under",
          lambda case: _very_few_clusters(case) and (case.minority or 0) > 0),
     Rule("proportion", "clustered",
          f"fewer than {NEAR_BOUNDARY} rows, and at most {NEAR_BOUNDARY_SHARE:.0%}, in the rarer "
@@ -201,10 +240,12 @@ RULES: tuple[Rule, ...] = (
          "accuracy p = 0.5, n = 1,000, 5 clusters: symmetric bootstrap-t 94.0 %, CR2 92.0 %, "
          "equal-tailed 91.6 %, BCa 76.5 %; p = 0.9, n = 10,000, 30 clusters: 94.5 %, 93.5 %, "
          "93.2 %, 90.3 %", _always),
-    Rule("proportion-difference", "clustered", "no row where the systems disagree", "newcombe",
-         "with no discordant row every bootstrap replicate and the cluster-robust standard "
-         "error are 0, a zero-width interval; Newcombe's interval keeps its width",
-         lambda case: case.discordant == 0),
+    Rule("proportion-difference", "clustered",
+         "no row where the systems disagree, or every row the same difference", "newcombe",
+         "with no discordant row (or one system right wherever the other is wrong) every "
+         "bootstrap replicate and the cluster-robust standard error are constant, a "
+         "zero-width interval; Newcombe's interval keeps its width",
+         lambda case: case.discordant == 0 or case.constant),
     Rule("proportion-difference", "clustered", "any number of clusters", "cr2",
          "paired difference of accuracies, n = 1,000, 5 clusters: CR2 95.4 %, symmetric "
          "bootstrap-t 97.3 %, equal-tailed 94.9 %, BCa 81.0 %; n = 200, 10 clusters: 94.2 %, "
@@ -216,6 +257,9 @@ RULES: tuple[Rule, ...] = (
          "data sets): 5 clusters CR2 95.7 %, BCa 82.9 %; 10: 94.5 %, 86.3 %; 30: 94.5 %, "
          "91.1 %; a difference of means is the mean of the per-row differences, as for "
          "paired accuracies (n = 1,000, 5 clusters: CR2 95.4 %, BCa 81.0 %)", _always),
+    Rule("mean", "clustered", f"fewer than {VERY_FEW_CLUSTERS} clusters", "cr2",
+         MEAN_FEW_CLUSTERS_EVIDENCE,
+         lambda case: case.n_clusters is not None and case.n_clusters < VERY_FEW_CLUSTERS),
     Rule("bleu", "clustered", "any number of clusters, with an analytic standard error",
          "studentized-symmetric",
          "corpus BLEU, n = 1,000, 30 clusters: symmetric bootstrap-t 93.6 %, equal-tailed "
@@ -278,6 +322,8 @@ RULES: tuple[Rule, ...] = (
     Rule("proportion", "independent", "any n", "jeffreys",
          "accuracy p = 0.9, n = 20: Jeffreys 95.7 % (exact), BCa 87.9 %; p = 0.95, n = 200: "
          "Jeffreys 95.0 %, Wilson 96.7 % (exact), BCa 97.8 %", _always),
+    Rule("mean", "independent", "scores in [0, 1]", "logit-t", BOUNDED_MEAN_EVIDENCE,
+         lambda case: case.bounded and not case.constant),
     Rule("mean", "independent", "n >= 10", "studentized",
          "mean of a skewed score, n = 20: studentized 91.6 %, BCa 87.0 %; n = 200: 95.0 %, "
          "93.9 %", lambda case: case.n >= 10),
@@ -286,13 +332,16 @@ RULES: tuple[Rule, ...] = (
          "strata, F1 n = 50: percentile 91.2 %, BCa 94.6 %)",
          lambda case: case.n >= 50 and not case.stratified),
     Rule("proportion-difference", "independent",
-         f"fewer than {NEAR_BOUNDARY} discordant rows", "tango",
+         f"fewer than {NEAR_BOUNDARY} discordant rows, or every row the same difference",
+         "tango",
          "paired difference of accuracies, n = 50 (about 6 discordant rows): Tango 95.7 %, "
          "Newcombe 96.7 % (both exact), basic 94.5 %, BCa 91.0 %; n = 20: 98.8 %, 99.0 %, "
          "89.7 %, 70.1 %; n = 200: 95.0 %, 95.4 %, 94.9 %, 93.5 %; over 60 tables with "
          "fewer than 30 expected discordant rows (tests/test_paired_proportions.py), mean "
-         "distance from 95 % 1.6 points against Newcombe's 2.2, lowest 93.6 % against 94.7 %",
-         _few_discordant),
+         "distance from 95 % 1.6 points against Newcombe's 2.2, lowest 93.6 % against 94.7 %; "
+         "with every row the same difference (one system right wherever the other is "
+         "wrong) the bootstrap gives a point, Tango's interval keeps a width",
+         lambda case: _few_discordant(case) or case.constant),
     Rule("pearson", "independent", "n < 50", "studentized",
          "Pearson, n = 20: studentized 95.8 %, BCa 92.5 %", lambda case: case.n < 50),
     Rule("bleu", "independent", "with an analytic standard error", "studentized",
@@ -324,6 +373,36 @@ def family(m: Metric, arrays: tuple[np.ndarray, ...]) -> str:
     return kind
 
 
+def natural_link(scores: np.ndarray) -> str:
+    """The scale on which an interval for the mean of ``scores`` stays in their range:
+    ``"logit"`` for scores in [0, 1], ``"log"`` for other non-negative scores, else
+    ``"identity"``.
+
+    Examples
+    --------
+    >>> natural_link(np.array([0.0, 0.5, 1.0])), natural_link(np.array([0.0, 7.5]))
+    ('logit', 'log')
+    """
+    lo, hi = float(np.min(scores)), float(np.max(scores))
+    if lo >= 0.0 and hi <= 1.0:
+        return "logit"
+    return "log" if lo >= 0.0 else "identity"
+
+
+def natural_transform(scores: np.ndarray, n: int) -> Transform | None:
+    """The transform under which a bootstrap-t interval for the mean of ``scores`` stays
+    in their range (:func:`natural_link`): the continuity-corrected logit for scores in
+    [0, 1], ``log(x + c)`` with ``c = mean / (2 n)`` for other non-negative scores, and
+    ``None`` otherwise (or for scores all 0)."""
+    link = natural_link(scores)
+    if link == "logit":
+        return resolve_transform("logit", n)
+    mean = float(np.mean(scores))
+    if link == "log" and mean > 0.0:
+        return log_transform(0.5 * mean / max(n, 1))
+    return None
+
+
 def row_scores(m: Metric, arrays: tuple[np.ndarray, ...]) -> np.ndarray | None:
     """The per-row scores whose mean is the metric (accuracy's 0/1 outcomes, the mean's
     scores); ``None`` for other metrics.
@@ -349,14 +428,20 @@ def case_of(
     """The :class:`Case` of a metric on data under a resampling plan (``make_design``)."""
     kind = family(m, arrays)
     minority = None
+    scores = row_scores(m, arrays)
+    constant = scores is not None and bool(np.all(scores == scores[0]))
+    bounded = scores is not None and natural_link(scores) == "logit"
     if kind == "proportion":
         k = round(float(np.sum(outcomes(m, arrays))))
         minority = min(k, design.n_rows - k)
+        # every row alike: a score interval keeps its width where the bootstrap gives a
+        # point, whatever transform was asked for
+        closed_form = closed_form or constant
     return Case(
         family=kind, clustered=bool(design.clustered), n=int(design.n_rows),
         n_clusters=design.n_clusters if design.clustered else None, minority=minority,
         studentized=studentized, closed_form=closed_form, analytic_se=analytic_se,
-        stratified=design.n_strata > 1,
+        stratified=design.n_strata > 1, bounded=bounded, constant=constant,
     )  # fmt: skip
 
 
@@ -370,7 +455,12 @@ def paired_case_of(
         known_outcomes = (outcomes(m, arrays_a), outcomes(m, arrays_b))
     y_a, y_b = known_outcomes
     discordant = None
-    kind = "difference" if m.row_scores(*arrays_a) is None else "mean-difference"
+    s_a, s_b = m.row_scores(*arrays_a), m.row_scores(*arrays_b)
+    kind = "difference" if s_a is None else "mean-difference"
+    constant = False
+    if s_a is not None and s_b is not None:
+        d = s_b - s_a
+        constant = bool(np.all(d == d[0]))
     if y_a is not None and y_b is not None:
         _, only_a, only_b, _ = paired_counts(y_a, y_b)
         discordant = only_a + only_b
@@ -380,6 +470,7 @@ def paired_case_of(
         clustered=bool(design.clustered), n=int(design.n_rows),
         n_clusters=design.n_clusters if design.clustered else None, studentized=studentized,
         analytic_se=analytic_se, stratified=design.n_strata > 1, discordant=discordant,
+        constant=constant,
     )  # fmt: skip
 
 
@@ -437,20 +528,27 @@ def reason(rule: Rule, case: Case) -> str:
 def closed_form(
     method: str, m: Metric, arrays: tuple[np.ndarray, ...], clusters: Any, level: float
 ) -> AnalyticInterval:
-    """The closed-form interval ``method`` (one of :data:`CLOSED_FORMS`) for a proportion.
+    """The closed-form interval ``method`` (one of :data:`CLOSED_FORMS`) for a proportion,
+    or CR2 for a mean (formed on the scores' :func:`natural_link` scale).
 
     Its warnings are raised again at the caller of :func:`booteval.ci`; its notes are in
     the returned interval's ``notes``.
     """
-    y = outcomes(m, arrays)
-    assert y is not None, "closed forms are chosen for proportions only"
+    y = row_scores(m, arrays)
+    assert y is not None, "closed forms are chosen for means and proportions only"
     with collect_warnings() as caught:
         if method == "jeffreys":
             out = jeffreys_interval(round(float(y.sum())), y.size, confidence_level=level)
         elif method == "clustered-wilson":
             out = clustered_wilson_interval(y, clusters, confidence_level=level)
-        else:
-            out = cluster_robust_interval(y, clusters, confidence_level=level, correction="CR2")
+        elif method == "logit-t":  # every row its own cluster: s / sqrt(n), n - 1 df
+            out = cluster_robust_interval(
+                y, np.arange(y.size), confidence_level=level, link="logit"
+            )
+        else:  # CR2 on the scale where the interval stays in the scores' range
+            out = cluster_robust_interval(
+                y, clusters, confidence_level=level, correction="CR2", link=natural_link(y)
+            )
     for w in caught:
         warn(w.message, w.category, stacklevel=4)
     return out
@@ -477,15 +575,19 @@ def paired_closed_form(
     assert method == "cr2", method
     y_a, y_b = (row_scores(m, a) for a in arrays)
     assert y_a is not None and y_b is not None, "CR2 is for means of per-row scores"
+    # differences of [0, 1] scores lie in [-1, 1]: the interval is formed on atanh's scale
+    bounded = natural_link(np.concatenate([y_a, y_b])) == "logit"
+    link = "atanh" if bounded else "identity"
     with collect_warnings() as caught:
-        cr2 = cluster_robust_interval(y_b - y_a, clusters, confidence_level=level)
+        cr2 = cluster_robust_interval(y_b - y_a, clusters, confidence_level=level, link=link)
     for w in caught:
         warn(w.message, w.category, stacklevel=4)
-    se, df = cr2.standard_error, cr2.df
-    if not (se is not None and se > 0 and df is not None):
-        p = 1.0 if cr2.estimate == 0 else 0.0
-    else:
-        t = cr2.estimate / se
+    se, df, d = cr2.standard_error, cr2.df, cr2.estimate
+    usable = se is not None and se > 0 and df is not None and (abs(d) < 1.0 or not bounded)
+    if not usable:
+        p = 1.0 if d == 0 else 0.0
+    else:  # the t statistic on the scale of the interval, which the p-value inverts
+        t = math.atanh(d) * (1.0 - d * d) / se if bounded else d / se
         p = {
             "greater": float(stdtr(df, -t)),  # Student's t survival function
             "less": float(stdtr(df, t)),

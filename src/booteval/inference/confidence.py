@@ -28,7 +28,18 @@ from ..distributed import frame_ci, frame_route
 from ..metrics import Metric, resolve_metric
 from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze
 from .analytic import wilson_interval
-from .auto_method import CLOSED_FORMS, Case, Rule, case_of, choose, closed_form, family, reason
+from .auto_method import (
+    CLOSED_FORMS,
+    Case,
+    Rule,
+    case_of,
+    choose,
+    closed_form,
+    family,
+    natural_transform,
+    reason,
+    row_scores,
+)
 from .design_effect import cost_note, effective_sample_size, row_jackknife
 
 __all__ = ["SharedDraws", "ci", "shared_run", "system_ci"]
@@ -398,6 +409,11 @@ def system_ci(
         rule = choose(case)
         run_method = "percentile" if rule.method in CLOSED_FORMS else rule.method
         opts = replace(opts, method=run_method)
+        if tr is None and run_method in STUDENTIZED and case.family == "mean":
+            # the bootstrap-t on the scale where the mean stays in the scores' range
+            # (logit for scores in [0, 1], log for other non-negative ones)
+            scores = row_scores(m, arrays)
+            tr = None if scores is None else natural_transform(scores, evaluator.count)
     source = weight_source(design, plan, evaluator.design, clusters, opts.method)
     run = partial(
         _run, m, arrays, plan, evaluator, estimate, tr, opts, source, auto=auto, shared=shared
@@ -489,7 +505,8 @@ def _run(
     if (
         tr is not None
         and tr.name.startswith("logit")
-        and (values.min() < 0 or values.max() > 1 or not 0 <= estimate <= 1)
+        # (a mean of 1s summed by the engine may come out as 1 + 2e-16)
+        and (values.min() < -1e-12 or values.max() > 1 + 1e-12 or not 0 <= estimate <= 1)
     ):
         raise InvalidInputError(
             "transform",

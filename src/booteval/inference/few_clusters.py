@@ -82,6 +82,7 @@ from .analytic import AnalyticInterval
 
 __all__ = [
     "CLUSTER_CORRECTIONS",
+    "CR_LINKS",
     "ClusteredInterval",
     "cluster_robust_interval",
     "clustered_wilson_interval",
@@ -89,6 +90,13 @@ __all__ = [
 
 #: the cluster-robust variance estimators offered
 CLUSTER_CORRECTIONS: tuple[str, ...] = ("CR2", "CR1")
+#: links (scales) the cluster-robust t interval can be formed on, and the range each keeps
+CR_LINKS: dict[str, tuple[float, float]] = {
+    "identity": (-math.inf, math.inf),
+    "logit": (0.0, 1.0),
+    "log": (0.0, math.inf),
+    "atanh": (-1.0, 1.0),
+}
 
 # below this many clusters CR1 with G - 1 degrees of freedom is known to under-cover
 _FEW_CLUSTERS = 30
@@ -253,6 +261,7 @@ def cluster_robust_interval(
     *,
     confidence_level: float = 0.95,
     correction: str = "CR2",
+    link: str = "identity",
 ) -> ClusteredInterval:
     """Cluster-robust ``t`` interval for the mean of per-row scores.
 
@@ -269,6 +278,14 @@ def cluster_robust_interval(
         ``"CR2"``: Bell & McCaffrey's bias-reduced variance with their Satterthwaite
         degrees of freedom, the recommended small-sample remedy. ``"CR1"``: the usual
         ``G / (G - 1)`` variance with ``G - 1`` degrees of freedom.
+    link : {"identity", "logit", "log", "atanh"}, default "identity"
+        The scale ``g`` the ``t`` interval is formed on: the mean itself, or ``g(mean)`` with the
+        standard error carried by the delta method (``se * g'(mean)``) and the ends mapped
+        back. ``"logit"`` keeps the interval of scores in [0, 1] inside (0, 1), ``"log"``
+        that of non-negative scores above 0, ``"atanh"`` that of scores in [-1, 1] (paired
+        differences of [0, 1] scores) inside (-1, 1). The scores must lie in the link's
+        range. A mean at the edge of the range (every score 0, say) has a standard error
+        of 0 and the interval collapses to it, as on the identity scale.
 
     Returns
     -------
@@ -313,7 +330,15 @@ def cluster_robust_interval(
     """
     level = confidence_level
     correction = check_choice(correction, "correction", CLUSTER_CORRECTIONS)
+    link = check_choice(link, "link", tuple(CR_LINKS))
     values = _check_scores(scores)
+    floor, ceiling = CR_LINKS[link]
+    if values.size and (values.min() < floor or values.max() > ceiling):
+        raise InvalidInputError(
+            "link",
+            f"scores in [{floor:g}, {ceiling:g}] for link={link!r}",
+            f"scores from {values.min():g} to {values.max():g}",
+        )
     data = _reduce(values, clusters)
     g = data.n_clusters
     weights = _variance_weights(data, correction)
@@ -331,10 +356,11 @@ def cluster_robust_interval(
         _note(notes, text, BootevalWarning)
     if se == 0.0:
         _note(notes, _ZERO_SE_NOTE, DegenerateIntervalWarning)
+    low, high = _on_link(link, data.mean, q * se)
     return ClusteredInterval(
         data.mean,
-        data.mean - q * se,
-        data.mean + q * se,
+        low,
+        high,
         level,
         "cluster-robust-t",
         data.n,
@@ -348,8 +374,27 @@ def cluster_robust_interval(
             "t_quantile": q,
             "min_cluster_size": int(data.sizes.min()),
             "max_cluster_size": int(data.sizes.max()),
+            "link": link,
         },
     )
+
+
+def _on_link(link: str, mean: float, half: float) -> tuple[float, float]:
+    """``mean -/+ half`` formed on the ``link`` scale (delta method) and mapped back."""
+    if link == "identity" or half == 0.0:
+        return mean - half, mean + half
+    floor, ceiling = CR_LINKS[link]
+    if not floor < mean < ceiling:  # at the edge of the range: the standard error is 0
+        return mean, mean
+    if link == "logit":
+        eta, slope = math.log(mean / (1.0 - mean)), 1.0 / (mean * (1.0 - mean))
+        back = lambda v: 1.0 / (1.0 + math.exp(-v))  # noqa: E731
+    elif link == "log":
+        eta, slope, back = math.log(mean), 1.0 / mean, math.exp
+    else:  # atanh
+        eta, slope, back = math.atanh(mean), 1.0 / (1.0 - mean * mean), math.tanh
+    lo, hi = eta - half * slope, eta + half * slope
+    return back(max(lo, -700.0)), back(min(hi, 700.0))
 
 
 # --------------------------------------------------------------------------------------------

@@ -629,7 +629,7 @@ def _board(
                 rank_high=rank_hi[j],
                 letters=letters[pos[j]],
                 in_top_group=pos[j] in top,
-                effective_n=getattr(out, "effective_n", math.nan),
+                effective_n=float(getattr(out, "effective_n", None) or math.nan),
             )
         )
     if notes:
@@ -649,8 +649,8 @@ def _board(
         system_names=tuple(names), distribution=freeze(reps),
         jackknife=jack if isinstance(jack, CountedJackknife) else freeze(jack),
         notes=(*info, *system_notes, *notes), bca_ties=bca_ties, bounds=m.bounds,
-        system_methods=tuple(
-            getattr(sys_out[j], "method", method) for j in range(k)
+        system_methods=tuple(  # in leaderboard order, as the entries
+            getattr(sys_out[j], "method", method) for j in order
         ) if systems_ci is not None else (),
         pair_methods=tuple(used) if pair_methods is not None else (),
     )  # fmt: skip
