@@ -11,7 +11,8 @@ against the band [0.85, 1.15] with that error in mind.
 
     python benchmarks/mcse_calibration.py                 # S = 400, B = 2,000: ~15 minutes
     python benchmarks/mcse_calibration.py --seeds 60      # a quick look
-    python benchmarks/mcse_calibration.py --markdown      # the table for docs/coverage.md
+    python benchmarks/mcse_calibration.py --markdown      # the table in docs/reliability.md
+    python benchmarks/mcse_calibration.py --lattice --seeds 150   # the lattice case, pooled
 
 The data are fixed (seeded) and small enough that B = 2,000 replicates are quick: a
 skewed mean (lognormal scores), ROC-AUC, a paired difference of means and one of
@@ -176,6 +177,32 @@ def ratios(run: Callable[..., list[Any]], seeds: int, b: int, engine: str) -> li
     return list(zip(rl.tolist(), rh.tolist(), strict=True))
 
 
+def lattice_pool(seeds: int, b: int, sets: int = 12) -> None:
+    """The lattice case pooled over data sets: paired accuracies on 300-500 rows (so the
+    quantiles fall at different places between lattice points), the percentile endpoints'
+    seed-to-seed variance against the mean squared reported mcse, per data set and pooled
+    (root of the ratio of sums)."""
+    var, msq = [], []
+    for d in range(sets):
+        rng = np.random.default_rng(100 + d)
+        n = int(rng.integers(300, 500))
+        y = rng.integers(0, 2, n)
+        a = np.where(rng.random(n) < 0.75, y, 1 - y)
+        pred_b = np.where(rng.random(n) < 0.2, y, a)
+        ends, mc = [], []
+        for s in range(seeds):
+            r = booteval.compare(y, a, pred_b, metric="accuracy", method="percentile",
+                                 n_resamples=b, seed=s)  # fmt: skip
+            ends.append((r.low, r.high))
+            mc.append((r.mcse_low, r.mcse_high))
+        var.append(np.var(ends, axis=0, ddof=1))
+        msq.append(np.mean(np.square(mc), axis=0))
+        ratio = np.sqrt(var[-1] / msq[-1])
+        print(f"data set {d:2} (n = {n}): {ratio[0]:.2f} {ratio[1]:.2f}")
+    pooled = np.sqrt(np.sum(var, axis=0) / np.sum(msq, axis=0))
+    print(f"pooled over {sets} data sets: {pooled[0]:.2f} {pooled[1]:.2f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=400)
@@ -183,7 +210,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--engines", nargs="+", default=["numpy", "numba"])
     ap.add_argument("--only", help="workloads whose name contains this")
     ap.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    ap.add_argument("--lattice", action="store_true",
+                    help="only the lattice case, pooled over 12 data sets")  # fmt: skip
     args = ap.parse_args(argv)
+    if args.lattice:
+        lattice_pool(args.seeds, args.B)
+        return 0
     band = 1.0 / math.sqrt(2 * (args.seeds - 1))
     rows = []
     for workload, design, run in cases():
