@@ -43,7 +43,7 @@ def test_closed_forms_and_result_classes_have_one_home_each():
     assert wilson_interval is defined
     assert callable(tango_interval) and callable(cluster_robust_interval)
     assert {"ComparisonResult", "LeaderboardResult", "AnalyticInterval"} <= set(RESULT_CLASSES)
-    assert ComparisonResult.__module__ == "booteval.inference.comparison"
+    assert ComparisonResult.__module__ == "booteval.inference.comparison_results"
     assert LeaderboardResult.__name__ == "LeaderboardResult"
     with pytest.raises(AttributeError):
         booteval.results.NoSuchResult  # noqa: B018
