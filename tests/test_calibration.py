@@ -149,7 +149,7 @@ def test_rule_rows_in_order():
         Case("mean", True, 1000, 50): "studentized",
         Case("mean", False, 20): "studentized",
         Case("mean", False, 20, bounded=True): "logit-t",  # scores in [0, 1]
-        Case("mean", False, 20, bounded=True, constant=True): "studentized",
+        Case("mean", False, 20, bounded=True, constant=True): "logit-t",  # a bound
         Case("mean", False, 8): "bca",
         Case("f1", False, 50): "percentile",
         Case("f1", False, 20): "bca",

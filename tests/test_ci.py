@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.stats
 
 import booteval
 from booteval import (
@@ -327,9 +328,21 @@ def test_custom_transform_pair():
 # --------------------------------------------------------------- degenerate data
 def test_constant_scores_give_a_warned_zero_width_interval():
     with pytest.warns(DegenerateIntervalWarning, match="zero width"):
-        r = booteval.ci(np.full(30, 0.7), n_resamples=200, seed=0)
-    assert r.low == r.high == pytest.approx(0.7)
+        r = booteval.ci(np.full(30, 7.0), n_resamples=200, seed=0)
+    assert r.low == r.high == pytest.approx(7.0)
     assert any("zero width" in note for note in r.notes)
+
+
+def test_constant_scores_in_zero_one_keep_a_width_from_the_binomial_bound():
+    """Every score 0.7: at least a share q = 0.025^(1/30) of the population is at 0.7 (the
+    exact bound after 30 of 30), the rest anywhere in [0, 1]."""
+    r = booteval.ci(np.full(30, 0.7), n_resamples=200, seed=0)
+    q = 0.025 ** (1 / 30)
+    assert r.method == "logit-t" and (r.low, r.high) == pytest.approx((0.7 * q, 0.7 * q + 1 - q))
+    assert any("exact binomial bound" in note for note in r.notes)
+    # for 0/1 scores the same bound is Clopper-Pearson's interval of 30 out of 30
+    cp_low = scipy.stats.beta.ppf(0.025, 30, 1)
+    assert q == pytest.approx(cp_low)
 
 
 def test_bca_with_estimate_outside_the_distribution_falls_back_to_percentile():
