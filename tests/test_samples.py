@@ -144,7 +144,10 @@ def test_nested_result_reports_and_serialises():
         ({"scores": [1, 0], "items": [1]}, "items"),
         ({"scores": [1, 0, 1], "items": [1, 1, 2], "clusters": ["a", "b", "b"]}, "clusters"),
         ({"scores": [1, 0], "items": [1, 2], "resample": "rows"}, "resample"),
-        ({"scores": [1, 0], "items": [1, 2], "method": "auto", "resample": "both"}, "method"),
+        (
+            {"scores": [1, 0], "items": [1, 2], "method": "studentized", "resample": "both"},
+            "method",
+        ),
         ({"scores": [1, 0], "items": [{"a": 1}, {"b": 2}]}, "items"),
         ({"scores": ["x", "y"], "items": [1, 2]}, "scores"),
     ],
@@ -432,4 +435,18 @@ def test_the_advice_of_a_warning_can_be_followed_with_questions_resampled():
         ref = booteval.ci(means, seed=0, n_resamples=500, method=method)
         assert (r.low, r.high, r.method) == (ref.low, ref.high, ref.method)
     with pytest.raises(booteval.InvalidInputError, match="'percentile', 'basic'"):
-        booteval.nested_ci(scores, items, resample="both", method="auto", n_resamples=100)
+        booteval.nested_ci(scores, items, resample="both", method="studentized", n_resamples=100)
+
+
+@pytest.mark.parametrize("resample", ["samples", "both"])
+def test_auto_is_accepted_with_two_level_draws_and_says_what_it_chose(resample):
+    """The advice "use method='auto'" must be followable everywhere: with two-level draws
+    (no atlas cells) it is BCa, the same interval as naming BCa, and the notes say so."""
+    rng = np.random.default_rng(0)
+    scores, items = rng.integers(0, 2, 60), np.repeat(np.arange(20), 3)
+    auto = booteval.nested_ci(scores, items, resample=resample, method="auto", seed=0,
+                              n_resamples=500)  # fmt: skip
+    bca = booteval.nested_ci(scores, items, resample=resample, method="bca", seed=0,
+                             n_resamples=500)  # fmt: skip
+    assert auto.method == "bca" and (auto.low, auto.high) == (bca.low, bca.high)
+    assert "method='auto' chose 'bca'" in auto.notes[0]

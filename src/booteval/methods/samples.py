@@ -66,7 +66,7 @@ from ..results import CIResult, freeze
 __all__ = ["RESAMPLE", "NestedResult", "nested_ci"]
 
 RESAMPLE = ("items", "samples", "both")
-_NESTED_METHODS = methods_offered(standard_errors=False)
+_NESTED_METHODS = ("auto", *methods_offered(standard_errors=False))
 #: resample="items" runs ci() on the question means, which offers every method
 _ITEM_METHODS = ("auto", *methods_offered())
 #: replicates per batch of the within-question draws (any batch gives the same replicates)
@@ -224,11 +224,12 @@ def nested_ci(
     clusters : array-like, optional
         A cluster label per row, the same on every row of a question (e.g. the
         subject or source document): whole clusters of questions are resampled.
-    method : {"bca", "percentile", "basic", "normal"}
+    method : {"bca", "auto", "percentile", "basic", "normal"}
         The interval method. BCa's jackknife leaves out one top-level unit (a question
         or cluster; a sample for ``resample="samples"``). With ``resample="items"`` (the
-        run is :func:`booteval.ci`'s) also ``"auto"``, ``"studentized"`` and
-        ``"studentized-symmetric"``.
+        run is :func:`booteval.ci`'s) also ``"studentized"`` and
+        ``"studentized-symmetric"``, and ``"auto"`` is ci's choice; with two-level draws
+        ``"auto"`` is BCa (the coverage atlas has no cells for them), said in ``notes``.
     confidence_level, n_resamples, seed, batch, workers, engine
         As for :func:`booteval.ci`; with ``resample="items"`` the run is :func:`booteval.ci`'s
         on the question means (so the compiled engine applies there); otherwise no compiled
@@ -255,6 +256,14 @@ def nested_ci(
     check_choice(resample, "resample", RESAMPLE)
     # resampling questions is ci() on the question means: every method of ci, "auto" too
     check_choice(method, "method", _ITEM_METHODS if resample == "items" else _NESTED_METHODS)
+    auto_note: tuple[str, ...] = ()
+    if method == "auto" and resample != "items":
+        # the coverage atlas has no two-level cells: the default of the other entry points
+        method = "bca"
+        auto_note = (
+            f"method='auto' chose 'bca' for resample={resample!r}: the coverage atlas has no "
+            "cells for two-level draws, and BCa is booteval's default where it has none",
+        )
     x = as_float_array(scores, "scores")
     n_rows = _n_rows(x, "scores")
     g = _group(items, n_rows, clusters)
@@ -340,7 +349,8 @@ def nested_ci(
         effective_n=math.nan, n_resamples=b, seed=seed_int,
         standard_error=float(np.std(reps, ddof=1)) if b > 1 else 0.0, n_undefined=0,
         mcse_low=out.mcse_low, mcse_high=out.mcse_high, design=design, transform=None,
-        distribution=freeze(reps), jackknife=freeze(jack), notes=(*engine_notes, *out.notes),
+        distribution=freeze(reps), jackknife=freeze(jack),
+        notes=(*auto_note, *engine_notes, *out.notes),
         details=dict(out.details), resample=resample, n_items=m,
         samples_per_item=float(g.counts.mean()), min_samples=int(g.counts.min()),
         max_samples=int(g.counts.max()), var_between=var_between, var_within=var_within,
