@@ -24,6 +24,7 @@ from ..results import (
     with_notes,
 )
 from .comparison import bootstrap_p_value
+from .leaderboard_joint import SimultaneousIntervals, probability_best, simultaneous_intervals
 
 
 def _ranks(values: np.ndarray, greater_is_better: bool) -> np.ndarray:
@@ -252,6 +253,18 @@ class LeaderboardResult(Result):
     def pair_records(self) -> list[dict[str, Any]]:
         """One plain dict per pair, in leaderboard order."""
         return [p.to_dict() for p in self.pairs]
+
+    @property
+    def p_best(self) -> dict[str, float]:
+        """Each system's probability of being best: its share of the replicates in which it
+        has the best value (ties shared equally), in leaderboard order."""
+        return probability_best(self)
+
+    def simultaneous(self, confidence_level: float | None = None) -> SimultaneousIntervals:
+        """Intervals for every pairwise difference that hold all together (bootstrap max-T
+        over the shared replicates; :mod:`booteval.inference.leaderboard_joint`), at the
+        leaderboard's level unless ``confidence_level`` is given."""
+        return simultaneous_intervals(self, confidence_level)
 
     @property
     def rank_distribution(self) -> np.ndarray:
