@@ -49,7 +49,8 @@ def _evalstats() -> dict[str, Callable]:
     return {
         "binary": lambda k, n: rs.wilson_ci(k, n, 0.05),
         "bounded": lambda x: rs.logit_t_ci_1d(x, 0.05),
-        "paired": lambda a, b: rs.bonett_price_paired_ci(a, b, 0.05),
+        # evalstats returns an interval for p(A) - p(B): B - A is its mirror with (b, a)
+        "paired": lambda a, b: rs.bonett_price_paired_ci(b, a, 0.05),
     }
 
 
