@@ -127,6 +127,7 @@ PER_COMMAND = {
     "leaderboard": [
         option("--system", st.sampled_from(COLUMNS)),
         option("--id", st.sampled_from(COLUMNS)),
+        st.just(["--joint"]),
     ],
     "correlate": [
         option("--system", st.sampled_from(COLUMNS)),

@@ -75,3 +75,27 @@ def test_probability_of_being_best():
     loss = booteval.leaderboard({"big": [0.9, 0.8] * 30, "small": [0.1, 0.2] * 30}, metric="mse",
                                 y_true=[0.0, 0.0] * 30, seed=0, n_resamples=500)  # fmt: skip
     assert loss.p_best["small"] == 1.0
+
+
+def test_the_command_line_prints_the_same_joint_figures(tmp_path, capsys):
+    import json
+
+    from booteval.cli import main
+
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 200)
+    systems = {k: np.where(rng.random(200) < p, y, 1 - y) for k, p in (("a", 0.7), ("b", 0.8))}
+    path = tmp_path / "runs.csv"
+    lines = [f"{u},{v}" for u, v in zip(systems["a"], systems["b"], strict=True)]
+    path.write_text("a,b\n" + "\n".join(lines) + "\n")
+    board = booteval.leaderboard(systems, seed=0, n_resamples=1000)
+    argv = ["leaderboard", str(path), "--score", "a", "--score", "b", "-B", "1000", "--seed", "0"]
+    assert main([*argv, "--joint", "-f", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["p_best"] == pytest.approx(board.p_best)
+    assert out["simultaneous"]["critical_value"] == board.simultaneous().critical_value
+    assert main([*argv, "--joint"]) == 0
+    text = capsys.readouterr().out
+    assert "probability of being best" in text and "simultaneous intervals" in text
+    assert main(argv) == 0
+    assert "probability of being best" not in capsys.readouterr().out

@@ -195,9 +195,32 @@ def compare_report(results: Sequence[Any], *, scale: float = 1.0, digits: int = 
     return Report("compare", [table], footer, prov, [r.to_dict() for r in results])
 
 
+def _joint_tables(best: dict[str, float], joint: Any, scale: float, digits: int) -> list[Table]:
+    """P(best) of each system and the simultaneous intervals of every pair."""
+    p_rows = [[name, f"{share:.3f}"] for name, share in best.items()]
+    pct = level_text(joint.confidence_level)
+    s_rows = [
+        [
+            f"{p['name_b']} - {p['name_a']}",
+            format_triplet(p["difference"], p["low"], p["high"], scale=scale, digits=digits),
+            "yes" if p["excludes_zero"] else "no",
+        ]
+        for p in joint.pairs
+    ]
+    return [
+        Table(["system", "P(best)"], p_rows, ["l", "r"], title="probability of being best"),
+        Table(
+            ["pair (B - A)", f"difference ({pct} simultaneous)", "separated"], s_rows,
+            ["l", "r", "l"],
+            title=f"simultaneous intervals (bootstrap max-T, c = {joint.critical_value:.3f})",
+        ),
+    ]  # fmt: skip
+
+
 def leaderboard_report(
-    board: Any, *, scale: float = 1.0, digits: int = 4, pairs: str | None = None
-) -> Report:
+    board: Any, *, scale: float = 1.0, digits: int = 4, pairs: str | None = None,
+    joint: bool = False,
+) -> Report:  # fmt: skip
     """A report of a :class:`~booteval.results.LeaderboardResult` (and its pairs, if asked).
 
     Parameters
@@ -206,6 +229,9 @@ def leaderboard_report(
     scale, digits : as in :meth:`booteval.CIResult.format`
     pairs : {None, "adjacent", "all"}
         Also tabulate the differences between neighbours, or between all pairs.
+    joint : bool
+        Also tabulate each system's probability of being best and the simultaneous
+        (max-T) intervals of all pairs (:meth:`LeaderboardResult.simultaneous`).
 
     Examples
     --------
@@ -250,6 +276,9 @@ def leaderboard_report(
         phead = ["pair (B - A)", f"difference ({pct} CI)", "p", f"p ({board.correction})",
                  "separated"]  # fmt: skip
         tables.append(Table(phead, prow, ["l", "r", "r", "r", "l"], title="pairwise differences"))
+    best, sim = (board.p_best, board.simultaneous()) if joint else (None, None)
+    if best is not None:
+        tables.extend(_joint_tables(best, sim, scale, digits))
     prov = provenance([board], correction=board.correction)
     if board.system_methods:  # each system's interval is booteval.ci's; the pairs' their own
         prov["method"] = {
@@ -266,6 +295,12 @@ def leaderboard_report(
     ]
     d = board.to_dict()
     extra = {k: v for k, v in d.items() if k != "systems"}
+    if best is not None:  # the same figures as the tables, unscaled, for JSON
+        extra["p_best"] = best
+        extra["simultaneous"] = {
+            "confidence_level": sim.confidence_level, "critical_value": sim.critical_value,
+            "pairs": [dict(p) for p in sim.pairs],
+        }  # fmt: skip
     return Report("leaderboard", tables, footer, prov, d["systems"], extra)
 
 

@@ -325,7 +325,8 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
                 file, f"{m.label}", leaderboard, mapping, y_true=y, metric=m,
                 correction=args.correction, **opts, **_design(df, args, file),
             )  # fmt: skip
-    _emit(args, leaderboard_report(board, scale=args.scale, digits=args.digits, pairs=args.pairs))
+    _emit(args, leaderboard_report(board, scale=args.scale, digits=args.digits, pairs=args.pairs,
+                                   joint=args.joint))  # fmt: skip
     if args.plot:
         _plot(args, "plot_pairwise", board, scale=args.scale, digits=args.digits)
     return 0

@@ -261,6 +261,9 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("adjacent", "all"),
         help="also list the differences between neighbours, or all pairs",
     )
+    p.add_argument("--joint", action="store_true",
+                   help="also list each system's probability of being best and simultaneous "
+                   "(max-T) intervals of all pairs")  # fmt: skip
     p.set_defaults(func=_cmd_leaderboard)
 
     # correlate
