@@ -19,7 +19,7 @@ between:
 * the issue's cells: 8 unequal clusters at accuracy 0.9 (CR2 then on 84 % of data sets,
   90.0 %) and the lognormal mean with 12 clusters (symmetric bootstrap-t, 84.2 %).
 
-    python benchmarks/range_check.py                  # 1,000 data sets a cell, ~10 minutes
+    python benchmarks/range_check.py                  # 1,000 data sets a cell, ~25 minutes
     python benchmarks/range_check.py --sets 200       # a quick look
 """
 
