@@ -256,14 +256,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-m", "--metric", action="append", metavar="NAME", help=metric_help)
     p.add_argument("--correction", choices=CORRECTIONS, default="holm",
                    help="adjustment of the pairwise p-values (default: holm)")  # fmt: skip
-    p.add_argument(
-        "--pairs",
-        choices=("adjacent", "all"),
-        help="also list the differences between neighbours, or all pairs",
-    )
-    p.add_argument("--joint", action="store_true",
-                   help="also list each system's probability of being best and simultaneous "
-                   "(max-T) intervals of all pairs")  # fmt: skip
+    p.add_argument("--pairs", choices=("adjacent", "all"),
+                   help="also list the differences between neighbours, or all pairs")  # fmt: skip
+    p.add_argument("--joint", action="store_true", help="also list each system's probability "
+                   "of being best and simultaneous (max-T) intervals of all pairs")  # fmt: skip
     p.set_defaults(func=_cmd_leaderboard)
 
     # correlate
