@@ -198,23 +198,10 @@ def compare_report(results: Sequence[Any], *, scale: float = 1.0, digits: int = 
 def _joint_tables(best: dict[str, float], joint: Any, scale: float, digits: int) -> list[Table]:
     """P(best) of each system and the simultaneous intervals of every pair."""
     p_rows = [[name, f"{share:.3f}"] for name, share in best.items()]
-    pct = level_text(joint.confidence_level)
-    s_rows = [
-        [
-            f"{p['name_b']} - {p['name_a']}",
-            format_triplet(p["difference"], p["low"], p["high"], scale=scale, digits=digits),
-            "yes" if p["excludes_zero"] else "no",
-        ]
-        for p in joint.pairs
-    ]
     return [
         Table(["system", "P(best)"], p_rows, ["l", "r"], title="probability of being best"),
-        Table(
-            ["pair (B - A)", f"difference ({pct} simultaneous)", "separated"], s_rows,
-            ["l", "r", "l"],
-            title=f"simultaneous intervals (bootstrap max-T, c = {joint.critical_value:.3f})",
-        ),
-    ]  # fmt: skip
+        Table(*joint.table(scale, digits), ["l", "r", "l"], title=joint.title),
+    ]
 
 
 def leaderboard_report(

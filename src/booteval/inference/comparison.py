@@ -36,7 +36,7 @@ from .auto_method import CLOSED_FORMS, choose, paired_case_of, paired_closed_for
 from .classical import disagreement_note
 from .comparison_results import ComparisonResult
 from .confidence import TINY_ROWS, SharedDraws, shared_run, system_ci, warn_tiny
-from .design_effect import cost_note, effective_sample_size, row_jackknife
+from .design_effect import clustered_effective_n, row_jackknife
 
 __all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]
 
@@ -410,16 +410,14 @@ def compare(
     details["systems"] = tuple(own)
     if not plan.clustered and n < TINY_ROWS:
         notes = (*notes, warn_tiny(n, "paired rows", "of B - A"))
-    effective_n = float(n)
-    if plan.clustered:
-        effective_n = math.nan
-        costly = cost_note(m, plan, systems=2)
-        if costly:
-            notes = (*notes, costly)
-        else:
-            rows = row_jackknife(m, arrays[1], plan) - row_jackknife(m, arrays[0], plan)
-            units = np.asarray(jack if jack is not None else stacked.jackknife())
-            effective_n = effective_sample_size(plan, rows, units[:, 1] - units[:, 0])
+    effective_n, costly = clustered_effective_n(
+        m, plan,
+        lambda: row_jackknife(m, arrays[1], plan) - row_jackknife(m, arrays[0], plan),
+        lambda: _difference_of(np.asarray(jack if jack is not None else stacked.jackknife())),
+        systems=2,
+    )  # fmt: skip
+    if costly:
+        notes = (*notes, costly)
     return ComparisonResult(
         metric=m.label, name_a=name_a, name_b=name_b, estimate_a=float(est[0]),
         estimate_b=float(est[1]), difference=diff_hat, low=low, high=high,
@@ -458,7 +456,7 @@ def _paired_intervals(
     with collect_warnings() as caught:
         out = compute_interval(
             method, diff_hat, diffs, level,
-            jackknife=None if jack is None else jack[:, 1] - jack[:, 0],
+            jackknife=None if jack is None else _difference_of(jack),
             standard_error=se_hat if estimate_se is None else estimate_se,
             replicate_standard_errors=rep_ses, bounds=bounds, ties=ties,
         )  # fmt: skip
@@ -582,3 +580,8 @@ def _classical_test(
         *data, alternative=alternative, confidence_level=opts.confidence_level,
         pos_label=m.params.get("pos_label", 1),
     )  # fmt: skip
+
+
+def _difference_of(per_system: np.ndarray) -> np.ndarray:
+    """``B - A`` from values with one column per system, shape ``(units, 2)``."""
+    return per_system[:, 1] - per_system[:, 0]

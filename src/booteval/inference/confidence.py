@@ -40,7 +40,7 @@ from .auto_method import (
     reason,
     row_scores,
 )
-from .design_effect import cost_note, effective_sample_size, row_jackknife
+from .design_effect import clustered_effective_n, row_jackknife
 
 __all__ = ["SharedDraws", "ci", "shared_run", "system_ci"]
 
@@ -524,16 +524,11 @@ def _run(
 
     jackknife = LazyJackknife(evaluator.jackknife)
     bounds = m.bounds
-    effective_n = float(n)
-    if design.clustered:
-        effective_n = math.nan
-        costly = cost_note(m, design)
-        if costly:
-            engine_notes += (costly,)
-        else:
-            effective_n = effective_sample_size(
-                design, row_jackknife(m, arrays, design), jackknife()
-            )
+    effective_n, costly = clustered_effective_n(
+        m, design, lambda: row_jackknife(m, arrays, design), jackknife
+    )
+    if costly:
+        engine_notes += (costly,)
 
     run = CIResult(
         estimate=estimate, low=math.nan, high=math.nan, confidence_level=level, method=method,

@@ -21,6 +21,7 @@ keeps a non-smooth metric (a median) from the delete-one jackknife's known failu
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -29,6 +30,7 @@ from ..metrics import Metric
 
 __all__ = [
     "MAX_CALLS",
+    "clustered_effective_n",
     "cost_note",
     "effective_sample_size",
     "kish_effective_n",
@@ -103,3 +105,22 @@ def effective_sample_size(
         _jackknife_variance(row_values),
         _jackknife_variance(cluster_values),
     )
+
+
+def clustered_effective_n(
+    m: Metric,
+    design: Design,
+    row_values: Callable[[], np.ndarray],
+    cluster_values: Callable[[], np.ndarray],
+    systems: int = 1,
+) -> tuple[float, str | None]:
+    """The effective sample size every entry point reports, and a note where it is not
+    computed: ``n`` without clusters; with clusters Kish's, from the row-level and
+    cluster-level jackknife values (called only when needed), or NaN with the note of
+    :func:`cost_note`."""
+    if not design.clustered:
+        return float(design.n_rows), None
+    costly = cost_note(m, design, systems)
+    if costly:
+        return math.nan, costly
+    return effective_sample_size(design, row_values(), cluster_values()), None

@@ -23,7 +23,9 @@ import numpy as np
 
 from ..core.errors import InvalidInputError
 from ..core.format import format_triplet
+from ..core.intervals import order_statistic_quantile
 from ..core.validation import check_confidence_level
+from ..report import text_table
 
 __all__ = ["SimultaneousIntervals", "probability_best", "simultaneous_intervals"]
 
@@ -51,20 +53,34 @@ class SimultaneousIntervals:
     pairs: tuple[dict[str, Any], ...]
     n_resamples: int
 
-    def to_text(self, scale: float = 1.0, digits: int = 4) -> str:
-        """A table: each pair, its simultaneous interval, and whether it excludes 0."""
+    def table(self, scale: float = 1.0, digits: int = 4) -> tuple[list[str], list[list[str]]]:
+        """The column names and one row per pair (the difference with its simultaneous
+        interval, and whether it excludes 0): what :meth:`to_text` and the command line's
+        ``--joint`` print."""
         pct = f"{self.confidence_level * 100:g}%"
+        head = ["pair (B - A)", f"difference ({pct} simultaneous)", "separated"]
         rows = [
-            f"{p['name_b']} - {p['name_a']}: "
-            f"{format_triplet(p['difference'], p['low'], p['high'], scale=scale, digits=digits)}"
-            + ("  separated" if p["excludes_zero"] else "")
+            [
+                f"{p['name_b']} - {p['name_a']}",
+                format_triplet(p["difference"], p["low"], p["high"], scale=scale, digits=digits),
+                "yes" if p["excludes_zero"] else "no",
+            ]
             for p in self.pairs
         ]
-        head = (
-            f"{pct} simultaneous intervals (bootstrap max-T over {len(self.pairs)} pairs, "
+        return head, rows
+
+    @property
+    def title(self) -> str:
+        """What the intervals are, in one line."""
+        return (
+            f"{self.confidence_level * 100:g}% simultaneous intervals (bootstrap max-T over "
+            f"{len(self.pairs)} pairs, "
             f"c = {self.critical_value:.3f}, B = {self.n_resamples})"
         )
-        return "\n".join([head, *rows])
+
+    def to_text(self, scale: float = 1.0, digits: int = 4) -> str:
+        """The title and the table of :meth:`table`, aligned."""
+        return f"{self.title}\n{text_table(*self.table(scale, digits), right=(1,))}"
 
     def __str__(self) -> str:
         return self.to_text()
@@ -103,8 +119,7 @@ def simultaneous_intervals(
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.abs(diffs[:, live] - hats[live]) / se[live]
     worst = t.max(axis=1) if t.shape[1] else np.zeros(reps.shape[0])
-    k = min(max(math.ceil(level * worst.size - 1e-9), 1), worst.size)
-    c = float(np.sort(worst)[k - 1])
+    c = order_statistic_quantile(np.sort(worst), level)  # the endpoints' quantile rule
     out = []
     for (_a, _b, p), d, s in zip(pairs, hats, se, strict=True):
         low, high = float(d - c * s), float(d + c * s)
