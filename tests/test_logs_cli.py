@@ -97,30 +97,42 @@ def test_glob_and_several_files_with_notes(capsys):
                          "doc.subject", "--seed", "2", "-B", "300")  # fmt: skip
     assert doc3["results"] == doc["results"]
     assert "kept filter 'strict-match'; 36 rows" in err
-    assert "'gsm8k_mini' have no 'acc'" in err
+    assert "task 'gsm8k_mini' has no 'acc' (36 rows); the task is left out" in err
     err = cli_error(capsys, "leaderboard", LM, "--score", "bleu")
     assert "--score 'bleu': not a score of these logs; expected one of: exact_match, acc" in err
 
 
 def test_compare_and_ci_on_inspect_epochs(capsys):
-    err = cli_error(capsys, "compare", LOGS / "inspect", "-B", "200")
-    assert "up to 3 samples per item" in err and "--agg mean" in err
-    doc, err = cli_json(capsys, "compare", LOGS / "inspect", "--agg", "mean", "--cluster",
+    """Epochs are the nested design by default: each item's mean over its samples, items
+    resampled with their samples; ``--agg mean`` says the same and gives the same numbers."""
+    doc, err = cli_json(capsys, "compare", LOGS / "inspect", "--cluster",
                         "metadata.difficulty", "--seed", "5", "-B", "400")  # fmt: skip
+    doc_agg, _ = cli_json(capsys, "compare", LOGS / "inspect", "--agg", "mean", "--cluster",
+                          "metadata.difficulty", "--seed", "5", "-B", "400")  # fmt: skip
+    assert doc_agg["results"] == doc["results"]
     assert "C -> 1, I -> 0, P -> 0.5" in err and "1 samples without scores" in err
-    w = wide(read(LOGS / "inspect"), "choice", agg="mean")
+    table = read(LOGS / "inspect")
+    w = wide(table.sort_values("item", kind="stable"), "choice", agg="mean")
     a, b = w.attrs["models"]
     groups = w["metadata.difficulty"].to_numpy()
+    x = table["choice"].dropna()
+    metric = booteval.methods.samples._PerItemMean("choice", (x.min(), x.max()))
     r = booteval.compare(w[a].to_numpy(), w[b].to_numpy(), names=(a, b), clusters=groups,
-                         seed=5, n_resamples=400)  # fmt: skip
+                         seed=5, n_resamples=400, metric=metric)  # fmt: skip
     (rec,) = doc["results"]
     assert (rec["difference"], rec["low"], rec["high"]) == (r.difference, r.low, r.high)
-    doc, _ = cli_json(capsys, "ci", LOGS / "code" / "human_eval", "--agg", "mean", "--seed",
-                      "1", "-B", "300", "-q")  # fmt: skip
-    hum = wide(read(LOGS / "code" / "human_eval"), "passed", agg="mean")
+    (logs,) = doc["logs"]
+    assert logs["samples_per_item"] == [3, 3] and logs["task"] == "arc_mini"
+    # ci: each model's interval is booteval.nested_ci's on its samples
+    doc, _ = cli_json(capsys, "ci", LOGS / "code" / "human_eval", "--seed", "1", "-B", "300",
+                      "-q")  # fmt: skip
+    hum = read(LOGS / "code" / "human_eval")
     for rec in doc["results"]:
-        want = booteval.ci(hum[rec["system"]].to_numpy(), seed=1, n_resamples=300)
+        rows = hum[hum["model"] == rec["system"]]
+        want = booteval.nested_ci(rows["passed"], rows["item"], method="auto", seed=1,
+                                  n_resamples=300)  # fmt: skip
         assert (rec["estimate"], rec["low"], rec["high"]) == (want.estimate, want.low, want.high)
+        assert rec["task"] == "HumanEval" and rec["metric"] == "passed"
     err = cli_error(capsys, "compare", LM, "--score", "acc")
     assert "the logs hold 3 models" in err and "--a and --b" in err
     err = cli_error(capsys, "compare", LM, "--score", "acc", "--a", "EleutherAI/pythia-1b",

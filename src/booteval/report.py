@@ -105,8 +105,14 @@ class Report:
 
 
 # --------------------------------------------------------------------------- builders
-def ci_report(results: Sequence[tuple[str, Any]], *, scale: float = 1.0, digits: int = 4) -> Report:
+def ci_report(
+    results: Sequence[tuple[Any, Any]], *, scale: float = 1.0, digits: int = 4,
+    keys: Sequence[str] = ("system",),
+) -> Report:  # fmt: skip
     """A report of ``(system, CIResult)`` pairs: one row per system, one column per metric.
+
+    With several ``keys`` (harness logs: ``("task", "system")``), each system is a tuple of
+    that many values, shown in as many first columns and kept in the records.
 
     Examples
     --------
@@ -125,12 +131,13 @@ def ci_report(results: Sequence[tuple[str, Any]], *, scale: float = 1.0, digits:
         raise ValueError("no results to report")
     rs = [r for _, r in results]
     systems = unique([s for s, _ in results])
+    wide = len(keys) > 1
     metrics = unique([r.metric for r in rs])
     level = rs[0].confidence_level
     cells = {(s, r.metric): r for s, r in results}
-    head = ["system", *(f"{m} ({level_text(level)} CI)" for m in metrics)]
+    head = [*keys, *(f"{m} ({level_text(level)} CI)" for m in metrics)]
     rows = [
-        [s, *(
+        [*(s if wide else [s]), *(
             cells[(s, m)].format(scale, digits) if (s, m) in cells else "" for m in metrics
         )]
         for s in systems
@@ -142,15 +149,22 @@ def ci_report(results: Sequence[tuple[str, Any]], *, scale: float = 1.0, digits:
             r = next((x for (sy, _), x in cells.items() if sy == s), None)
             row.append(f"{r.effective_n:.0f}" if r is not None and math.isfinite(r.effective_n)
                        else "")  # fmt: skip
-    table = Table(head, rows, ["l"] + ["r"] * (len(head) - 1))
+    table = Table(head, rows, ["l"] * len(keys) + ["r"] * (len(head) - len(keys)))
     prov = provenance(rs)
-    records = [{"system": s, **r.to_dict()} for s, r in results]
-    footer = [provenance_line(prov), *footer_notes([(f"{s}, {r.metric}", r) for s, r in results])]
+    records = [{**dict(zip(keys, s if wide else [s], strict=True)), **r.to_dict()}
+               for s, r in results]  # fmt: skip
+    labels = [(", ".join(s) if wide else s, r) for s, r in results]
+    footer = [provenance_line(prov), *footer_notes([(f"{s}, {r.metric}", r) for s, r in labels])]
     return Report("ci", [table], footer, prov, records)
 
 
-def compare_report(results: Sequence[Any], *, scale: float = 1.0, digits: int = 4) -> Report:
+def compare_report(
+    results: Sequence[Any], *, scale: float = 1.0, digits: int = 4,
+    tasks: Sequence[str] | None = None,
+) -> Report:  # fmt: skip
     """A report of :class:`~booteval.results.ComparisonResult` objects, one row per metric.
+
+    ``tasks`` (harness logs) names each result's task, in a first column.
 
     Examples
     --------
@@ -183,7 +197,15 @@ def compare_report(results: Sequence[Any], *, scale: float = 1.0, digits: int = 
         ]
         for r in results
     ]
-    table = Table(head, rows, ["l", "r", "r", "r", "r", "l"])
+    align = ["l", "r", "r", "r", "r", "l"]
+    records = [r.to_dict() for r in results]
+    if tasks is not None:
+        head.insert(0, "task")
+        align.insert(0, "l")
+        for row, rec, t in zip(rows, records, tasks, strict=True):
+            row.insert(0, t)
+            rec["task"] = t
+    table = Table(head, rows, align)
     prov = provenance(results)
     systems = [x.method for r in results for x in r.details.get("systems", ())]
     if systems:  # each system's interval is booteval.ci's; the difference's its own
@@ -191,8 +213,10 @@ def compare_report(results: Sequence[Any], *, scale: float = 1.0, digits: int = 
             "systems": collapse(systems),
             "differences": collapse([r.method for r in results]),
         }
-    footer = [provenance_line(prov), *footer_notes([(r.metric, r) for r in results])]
-    return Report("compare", [table], footer, prov, [r.to_dict() for r in results])
+    labels = [r.metric if tasks is None else f"{t}, {r.metric}"
+              for r, t in zip(results, tasks or [None] * len(results), strict=True)]  # fmt: skip
+    footer = [provenance_line(prov), *footer_notes(list(zip(labels, results, strict=True)))]
+    return Report("compare", [table], footer, prov, records)
 
 
 def _joint_tables(best: dict[str, float], joint: Any, scale: float, digits: int) -> list[Table]:

@@ -24,6 +24,7 @@ from .common import (
     _check_y_true,
     _design,
     _emit,
+    _harness,
     _load,
     _metrics,
     _one_line,
@@ -36,6 +37,7 @@ from .common import (
     _used_columns,
     _wide_systems,
 )
+from .harness import harness_ci, harness_compare, harness_leaderboard
 
 
 # ------------------------------------------------------------------------- datasets
@@ -82,6 +84,9 @@ def _cmd_ci(args: argparse.Namespace) -> int:
     metrics = _metrics(args)
     for m in metrics:
         _check_y_true(m, args)
+    run = _harness(args)
+    if run is not None:
+        return harness_ci(args, run, metrics)
     df, file = _load(args)
     groups: list[tuple[str, Any]] = []  # (system name, row mask or None)
     if args.system:
@@ -257,6 +262,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
                 f"--test {args.test} applies to the metric {need[args.test]} only; received "
                 f"--metric {m.label} (use --test bootstrap or permutation)"
             )
+    run = _harness(args)
+    if run is not None:
+        return harness_compare(args, run, metrics)
     df, file = _load(args)
     wide, col_a, col_b, flag, names = _pair_columns(df, args, file)
     name_a, name_b = names.split("\t")
@@ -292,6 +300,9 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
         raise CliError("leaderboard ranks by one metric: give --metric once")
     m = metrics[0]
     _check_y_true(m, args)
+    run = _harness(args)
+    if run is not None:
+        return harness_leaderboard(args, run, m)
     df, file = _load(args)
     opts = _run_options(args)
     if args.method in STUDENTIZED:

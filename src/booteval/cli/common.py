@@ -126,6 +126,16 @@ def _api(file: str, context: str, fn: Callable[..., Any], *a: Any, **k: Any) -> 
         raise CliError(f"{file}: {context}: {_one_line(exc)}") from None
 
 
+def _harness(args: argparse.Namespace) -> Any:
+    """Harness logs without ``--system``: their (task, score) parts (see
+    :mod:`booteval.cli.harness`); ``None`` for any other input."""
+    from ..logs.cli import is_harness, load_harness, refuse_repeats
+
+    files = args.file if isinstance(args.file, list) else [args.file]
+    refuse_repeats(files)
+    return load_harness(args) if is_harness(args) else None
+
+
 def _load(args: argparse.Namespace) -> tuple[Any, str]:
     from ..logs.cli import load  # several files, globs, directories, harness logs, --id x2
 

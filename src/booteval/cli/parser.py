@@ -70,19 +70,31 @@ def _data_command(
     return p
 
 
-def _input_parent() -> argparse.ArgumentParser:
+def _input_parent(harness: bool = True) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("input")
     g.add_argument("--input-format", choices=("csv", "tsv", "parquet", "jsonl", "lines", "lm-eval",
-                   "inspect", "helm", "lighteval", "code", "long"),
+                   "inspect", "helm", "lighteval", "code", "eee", "long"),
                    help="format of FILE (default: from its extension or content; CSV for "
                    "'-'); nested fields are read with dots (--cluster doc.subject)")  # fmt: skip
+    if not harness:
+        return p
+    g = p.add_argument_group("harness logs")
+    g.add_argument("--task", metavar="NAME", action="append",
+                   help="the task(s) to report; repeat for several (default: every task, "
+                   "one row or leaderboard each)")  # fmt: skip
+    g.add_argument("--pass-at-k", metavar="K", type=int,
+                   help="several samples per item: the unbiased pass@K of each item (at least "
+                   "one of K samples right; 0/1 scores)")  # fmt: skip
+    g.add_argument("--pass-hat-k", metavar="K", type=int,
+                   help="several samples per item: the unbiased pass^K of each item (all K "
+                   "samples right; 0/1 scores)")  # fmt: skip
     g.add_argument("--agg", choices=("mean",),
-                   help="harness logs with several samples per item (epochs, repeats): "
-                   "average them per item (default: refuse)")  # fmt: skip
+                   help="several samples per item: average them per item (the default: "
+                   "items are resampled with their samples, the nested design)")  # fmt: skip
     g.add_argument("--drop-incomplete", action="store_true",
-                   help="harness logs: leave out items not scored for every model (counted "
-                   "in a note; default: refuse)")  # fmt: skip
+                   help="items not scored by every model or run are left out and counted in "
+                   "the output (the default for harness logs; refused for flat files)")  # fmt: skip
     return p
 
 
@@ -266,7 +278,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "correlate", help="meta-evaluation: correlation of metric columns with human scores",
         formatter_class=_Formatter,
-        parents=[_input_parent(), _bootstrap_parent(tuple(BOOTSTRAP_METHODS), "percentile"),
+        parents=[_input_parent(harness=False),
+                 _bootstrap_parent(tuple(BOOTSTRAP_METHODS), "percentile"),
                  _output_parent(digits=2)],
         description="How well do automatic metrics agree with human judgments? A long file "
         "with one row\nper (system, input), metric columns and a human column; the correlation "

@@ -16,17 +16,27 @@ from __future__ import annotations
 
 import glob
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import InvalidInputError
 from ..core.tables import InputFileError, format_of, read_table, require
-from ._common import flatten, pandas
+from ._common import check_unique, count, flatten, pandas
 from ._read import FORMATS as LOG_FORMATS
 from ._read import detect_format, read
 from ._wide import wide
 
-__all__ = ["LOG_FORMATS", "flatten_columns", "load"]
+__all__ = [
+    "LOG_FORMATS",
+    "HarnessRun",
+    "LogPart",
+    "flatten_columns",
+    "is_harness",
+    "load",
+    "load_harness",
+    "refuse_repeats",
+]
 
 #: the harness formats (every reader but the plain long table)
 _HARNESS = tuple(f for f in LOG_FORMATS if f != "long")
@@ -149,76 +159,283 @@ def _composite_id(args: Any, df: Any, name: str) -> Any:
     return df
 
 
-def _score(args: Any, table: Any, name: str, notes: list[str]) -> str:
-    chosen = [*(args.score or []), *(getattr(args, "y_pred", None) or [])]
-    scores = list(table.attrs.get("scores", []))
-    if len(chosen) > 1:
-        raise InputFileError(name, "with harness logs give one --score (the per-item score to "
-                             f"use); the logs have: {', '.join(scores)}")  # fmt: skip
-    if chosen:
-        if chosen[0] not in scores:
-            raise InputFileError(name, f"--score {chosen[0]!r}: not a score of these logs; "
-                                 f"expected one of: {', '.join(scores)}")  # fmt: skip
-        return chosen[0]
-    if len(scores) > 1:
-        notes.append(f"scored by {scores[0]!r}, the logs' first score (others: "
-                     f"{', '.join(scores[1:])}; choose with --score)")  # fmt: skip
-    return scores[0]
-
-
 def _cli_words(exc: InvalidInputError) -> str:
-    if exc.parameter == "agg":
-        return (f"{exc.received}: average each item's samples with --agg mean (or analyse the "
-                "repeats with a nested design in Python)")  # fmt: skip
-    if exc.parameter == "missing":
-        return f"{exc.received}; leave such items out with --drop-incomplete"
     return " ".join(str(exc).split())
 
 
-def _logs(args: Any, files: list[str], fmt: str | None) -> tuple[Any, str]:
+def _run_label(raw: str) -> str:
+    """A run's name from its FILE argument: the folder or file name as given."""
+    p = Path(raw.rstrip("/\\") or raw)
+    return p.name or raw
+
+
+def _read_runs(files: list[str], fmt: str | None, notes: list[str]) -> Any:
+    """The logs of every FILE argument as one long table. Each argument is one run: where a
+    model name appears in several runs (the same model evaluated twice), each system is
+    named ``model (run)`` so that the runs stay apart and can be compared."""
+    pd = pandas()
+    fmt = fmt if fmt in LOG_FORMATS else None
+    if len(files) == 1:
+        return read(files, format=fmt)
+    tables = [read([f], format=fmt) for f in files]
+    models = [set(map(str, t["model"].unique())) for t in tables]
+    shared = {m for i, a in enumerate(models) for b in models[i + 1 :] for m in a & b}
+    if shared:
+        labels = [_run_label(f) for f in files]
+        for i, t in enumerate(tables):
+            t["model"] = t["model"].astype(str) + f" ({labels[i]})"
+        notes.append(f"model {sorted(shared)[0]!r} is in several runs: each system is named "
+                     "'model (run)', the run being the FILE argument it came from")  # fmt: skip
+    scores = list(dict.fromkeys(s for t in tables for s in t.attrs.get("scores", [])))
+    for t in tables:
+        notes.extend(t.attrs.get("notes", []))
+    out = pd.concat(tables, ignore_index=True, sort=False)
+    keys = ["model", "task", "item", "sample"]
+    out = out[[*keys, *scores, *(c for c in out.columns if c not in keys and c not in scores)]]
+    check_unique(out)
+    out.attrs = {"notes": [], "scores": scores}
+    return out
+
+
+@dataclass
+class LogPart:
+    """One (task, score) of harness logs, ready for ``ci``, ``compare`` or ``leaderboard``.
+
+    ``frame`` has one row per item scored for every model (the join), the item's metadata
+    and one column per model holding the item's value: the score, the mean of its
+    samples, or their pass@k / pass^k. ``rows`` are the long rows behind it (the joined
+    items only), for per-model analyses of the samples. ``repeats`` is the fewest and most
+    samples of an item (``None`` with one each); ``join`` the join report where the
+    models' items differ.
+    """
+
+    task: str
+    score: str
+    label: str
+    frame: Any
+    models: list[str]
+    rows: Any
+    repeats: tuple[int, int] | None
+    join: str | None
+
+
+@dataclass
+class HarnessRun:
+    """Harness logs split into their (task, score) parts; ``kind`` is ``"mean"`` (repeated
+    samples averaged per item: the nested design), ``"pass@k"`` or ``"pass^k"``."""
+
+    name: str
+    parts: list[LogPart]
+    kind: str
+    k: int | None
+
+
+def _chosen_tasks(args: Any, table: Any, name: str) -> list[str]:
+    tasks = list(dict.fromkeys(table["task"].astype(str)))
+    wanted = getattr(args, "task", None) or []
+    for t in wanted:
+        if t not in tasks:
+            raise InputFileError(name, f"--task {t!r}: not a task of these logs; expected one "
+                                 f"of: {', '.join(tasks)}")  # fmt: skip
+    return [t for t in tasks if t in wanted] if wanted else tasks
+
+
+def _chosen_scores(args: Any, rows: Any, scores: list[str], task: str, name: str) -> list[str]:
+    """The scores to report for one task: those given with ``--score`` that the task has, or
+    its first score."""
+    have = [s for s in scores if s in rows.columns and bool(rows[s].notna().any())]
+    given = list(args.score or [])
+    for s in given:
+        if s not in scores:
+            raise InputFileError(name, f"--score {s!r}: not a score of these logs; expected "
+                                 f"one of: {', '.join(scores)}")  # fmt: skip
+    if given:
+        return [s for s in given if s in have]
+    if not have:
+        raise InputFileError(name, f"task {task!r} has no score with values")
+    return have[:1]
+
+
+def _join_report(rows: Any, score: str, models: list[str]) -> tuple[str | None, int]:
+    """``(report, matched)``: how many items every model scored, and how many only some did."""
+    scored = rows[rows[score].notna()]
+    items = {m: set(scored.loc[scored["model"] == m, "item"]) for m in models}
+    every = set.intersection(*items.values()) if items else set()
+    union = set.union(*items.values()) if items else set()
+    if every == union:
+        return None, len(every)
+    if len(models) == 2:
+        a, b = models
+        detail = (f"only in {a}: {count(len(items[a] - items[b]))}, only in {b}: "
+                  f"{count(len(items[b] - items[a]))}")  # fmt: skip
+    else:
+        lacking = [(m, len(union - items[m])) for m in models if union - items[m]]
+        detail = "not scored by " + ", ".join(f"{m}: {count(n)}" for m, n in lacking[:6])
+        detail += ", ..." if len(lacking) > 6 else ""
+    return (f"items joined by id: {count(len(every))} scored by every model ({detail}; "
+            "those are left out)"), len(every)  # fmt: skip
+
+
+def _reduce_samples(rows: Any, score: str, kind: str, k: int | None, name: str) -> Any:
+    """One row per (model, item): the mean of the item's samples, or their pass@k / pass^k
+    (binary scores), items in sorted order as :func:`booteval.nested_ci` and
+    :func:`booteval.pass_at_k` order them."""
+    import numpy as np
+
+    from ..methods.pass_at_k import KINDS
+
+    keys = ["model", "task", "item"]
+    g = rows.groupby(keys, sort=False)
+    first = g.first().reset_index()
+    if kind == "mean":
+        first[score] = g[score].mean().to_numpy()
+    else:
+        x = rows[score].to_numpy(dtype=float)
+        bad = np.flatnonzero((x != 0) & (x != 1))
+        if bad.size:
+            raise InputFileError(name, f"--{kind.replace('^', '-hat-').replace('@', '-at-')} "
+                                 f"needs a 0/1 score; {score!r} has {x[bad[0]]!r}")  # fmt: skip
+        n = g[score].size().to_numpy().astype(np.int64)
+        smallest = int(n.min())
+        if k is not None and k > smallest:
+            raise InputFileError(name, f"{kind.replace('k', str(k))}: an item has only "
+                                 f"{smallest} sample(s) of {score!r}; k must be at most "
+                                 "the fewest samples of any item")  # fmt: skip
+        c = g[score].sum().to_numpy().astype(np.int64)
+        first[score] = KINDS[kind](n, c, int(k or 1))
+    first["sample"] = 0
+    return first.sort_values("item", kind="stable").reset_index(drop=True)
+
+
+def _part(args: Any, table: Any, task: str, score: str, kind: str, k: int | None,
+          name: str, notes: list[str]) -> LogPart:  # fmt: skip
+    rows = table[(table["task"] == task)]
+    dropped = int(rows[score].isna().sum())
+    if dropped:
+        notes.append(f"task {task!r}: {count(dropped)} sample(s) without a {score!r} value "
+                     "left out")  # fmt: skip
+    rows = rows[rows[score].notna()]
+    models = list(dict.fromkeys(rows["model"]))
+    join, matched = _join_report(rows, score, models)
+    if matched == 0:
+        sizes = rows.groupby("model", sort=False)["item"].nunique()
+        shown = ", ".join(f"{m}: {count(int(n))} items" for m, n in sizes.items())
+        raise InputFileError(name, f"task {task!r}, {score!r}: no item id is scored by every "
+                             f"model ({shown}): nothing to pair; are these runs of the same "
+                             "task?")  # fmt: skip
+    per_item = rows.groupby(["model", "item"], sort=False)["sample"].nunique()
+    repeats = (int(per_item.min()), int(per_item.max())) if int(per_item.max()) > 1 else None
+    if kind != "mean" and repeats is None and k is not None and k > 1:
+        raise InputFileError(name, f"{kind.replace('k', str(k))}: task {task!r} has one "
+                             "sample per item; pass@k and pass^k need k of each")  # fmt: skip
+    reduce = repeats is not None or kind != "mean"
+    flat = _reduce_samples(rows, score, kind, k, name) if reduce else rows
+    flat = flat.copy()
+    flat.attrs = {"notes": [], "scores": [score]}
+    try:
+        frame = wide(flat, score, missing="drop")
+    except InvalidInputError as exc:
+        raise InputFileError(name, _cli_words(exc)) from None
+    notes.extend(n for n in frame.attrs["notes"] if "not scored for every" not in n)
+    models = list(frame.attrs["models"])
+    keep = set(frame["item"])
+    rows = rows[rows["item"].isin(keep)]
+    label = score if kind == "mean" else f"{kind.replace('k', str(k))} ({score})"
+    return LogPart(task, score, label, frame, models, rows, repeats, join)
+
+
+def load_harness(args: Any) -> HarnessRun:
+    """Harness logs named by ``args.file`` as (task, score) parts: ``--task`` chooses
+    tasks (default: all, one part each), ``--score`` scores (default: each task's
+    first), ``--pass-at-k`` / ``--pass-hat-k`` the per-item reduction of repeated
+    samples (default: their mean, i.e. items resampled with their samples)."""
+    files = args.file if isinstance(args.file, list) else [args.file]
     name = _display(files)
-    table = read(files, format=fmt if fmt in LOG_FORMATS else None)
-    notes = list(table.attrs.get("notes", []))
-    out = table
-    if not getattr(args, "system", None):
-        if args.command == "correlate":
-            raise InputFileError(
-                name, "correlate reads one flat table (one row per system and input); harness "
-                "logs go to ci, compare, leaderboard and power",
-            )  # fmt: skip
-        if getattr(args, "id", None):
-            raise InputFileError(name, "harness logs pair items by task and item id; --id "
-                                 "applies with --system (the long table: columns model, task, "
-                                 "item, sample, ...)")  # fmt: skip
-        score = _score(args, table, name, notes)
-        missing = "drop" if getattr(args, "drop_incomplete", False) else "raise"
-        try:
-            out = wide(table, score, agg=getattr(args, "agg", None), missing=missing)
-        except InvalidInputError as exc:
-            raise InputFileError(name, _cli_words(exc)) from None
-        notes = list(out.attrs["notes"]) + notes[len(table.attrs.get("notes", [])) :]
-        models = out.attrs["models"]
-        args.y_pred = None
-        if args.command in ("compare", "power") and (args.a or args.b):
-            for flag, m in (("--a", args.a), ("--b", args.b)):
-                if m is not None and m not in models:
-                    raise InputFileError(name, f"model {m!r} ({flag}) not in the logs; expected "
-                                         f"one of: {', '.join(models)}")  # fmt: skip
-            args.score = None
-        elif args.command in ("compare", "power"):
-            if len(models) != 2:
-                raise InputFileError(
-                    name, f"the logs hold {len(models)} models ({', '.join(models)}): choose "
-                    "two with --a and --b",
-                )  # fmt: skip
-            args.score = models
-        else:
-            args.score = models
-        args.system = None
+    if "-" in files:
+        raise InputFileError("<stdin>", "harness logs are read from files, not standard input")
+    if getattr(args, "id", None):
+        raise InputFileError(name, "harness logs pair items by task and item id; --id "
+                             "applies with --system (the long table: columns model, task, "
+                             "item, sample, ...)")  # fmt: skip
+    notes: list[str] = []
+    table = _read_runs(files, getattr(args, "input_format", None), notes)
+    notes[:0] = list(table.attrs.get("notes", []))
+    table = table.astype({"model": str, "task": str, "item": str})
+    scores = list(table.attrs.get("scores", []))
+    kind, k = "mean", None
+    for flag, key, what in (("--pass-at-k", "pass_at_k", "pass@k"),
+                            ("--pass-hat-k", "pass_hat_k", "pass^k")):  # fmt: skip
+        value = getattr(args, key, None)
+        if value is not None:
+            if kind != "mean":
+                raise InputFileError(name, "give --pass-at-k or --pass-hat-k, not both")
+            if value < 1:
+                raise InputFileError(name, f"{flag} {value}: expected an integer >= 1")
+            kind, k = what, int(value)
+    parts = []
+    for task in _chosen_tasks(args, table, name):
+        rows = table[table["task"] == task]
+        chosen = _chosen_scores(args, rows, scores, task, name)
+        lacking = [s for s in args.score or [] if s not in chosen]
+        if lacking:
+            gone = "; the task is left out" if not chosen else ""
+            notes.append(f"task {task!r} has no {', '.join(map(repr, lacking))} "
+                         f"({count(len(rows))} rows){gone}")  # fmt: skip
+        others = [s for s in scores if s not in chosen and rows[s].notna().any()]
+        if not args.score and others:
+            notes.append(f"task {task!r} scored by {chosen[0]!r}, its first score (others: "
+                         f"{', '.join(others)}; choose with --score)")  # fmt: skip
+        for score in chosen:
+            parts.append(_part(args, table, task, score, kind, k, name, notes))
+    if not parts:
+        raise InputFileError(name, f"no task of these logs has --score {', '.join(args.score)}")
     if not getattr(args, "quiet", False):
         for note in notes:
             print(f"booteval: note: {note}", file=sys.stderr)
-    return out, name
+    return HarnessRun(name, parts, kind, k)
+
+
+def _logs(args: Any, files: list[str], fmt: str | None) -> tuple[Any, str]:
+    """``power`` on harness logs: the one (task, score) part as a wide frame."""
+    if getattr(args, "system", None):
+        table = read(files, format=fmt if fmt in LOG_FORMATS else None)
+        if not getattr(args, "quiet", False):
+            for note in table.attrs.get("notes", []):
+                print(f"booteval: note: {note}", file=sys.stderr)
+        return table, _display(files)
+    name = _display(files)
+    if args.command == "correlate":
+        raise InputFileError(
+            name, "correlate reads one flat table (one row per system and input); harness "
+            "logs go to ci, compare, leaderboard and power",
+        )  # fmt: skip
+    run = load_harness(args)
+    if len(run.parts) > 1:
+        shown = ", ".join(f"{p.task} ({p.score})" for p in run.parts[:6])
+        raise InputFileError(
+            name, f"{args.command} reads one task and score; the logs give "
+            f"{len(run.parts)}: {shown}; choose with --task and --score",
+        )  # fmt: skip
+    (part,) = run.parts
+    if part.join and not getattr(args, "quiet", False):
+        print(f"booteval: note: {part.join}", file=sys.stderr)
+    models = part.models
+    args.y_pred = None
+    if args.a or args.b:
+        for flag, m in (("--a", args.a), ("--b", args.b)):
+            if m is not None and m not in models:
+                raise InputFileError(name, f"model {m!r} ({flag}) not in the logs; expected "
+                                     f"one of: {', '.join(models)}")  # fmt: skip
+        args.score = None
+    else:
+        if len(models) != 2:
+            raise InputFileError(
+                name, f"the logs hold {len(models)} models ({', '.join(models)}): choose "
+                "two with --a and --b",
+            )  # fmt: skip
+        args.score = models
+    args.system = None
+    return part.frame, name
 
 
 def _text_columns(args: Any) -> tuple[str, ...]:
@@ -232,7 +449,7 @@ def _text_columns(args: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def _refuse_repeats(files: list[str]) -> None:
+def refuse_repeats(files: list[str]) -> None:
     """A file named twice (directly, through a glob or under another spelling) would stack
     its rows onto themselves: refused, naming it."""
     seen: dict[Path, str] = {}
@@ -240,8 +457,6 @@ def _refuse_repeats(files: list[str]) -> None:
         if raw == "-":
             continue
         for p in _matches(raw):
-            if p.is_dir():
-                continue
             key = p.resolve()
             if key in seen:
                 shown = str(p) if seen[key] == str(p) else f"{p} ({seen[key]})"
@@ -252,6 +467,16 @@ def _refuse_repeats(files: list[str]) -> None:
             seen[key] = str(p)
 
 
+def is_harness(args: Any) -> bool:
+    """Whether ``args.file`` names harness logs read without ``--system`` (the (task, score)
+    parts of :func:`load_harness`)."""
+    if getattr(args, "system", None):
+        return False
+    files = args.file if isinstance(args.file, list) else [args.file]
+    fmt = getattr(args, "input_format", None)
+    return fmt in LOG_FORMATS or (fmt is None and any(_is_log(f) for f in files))
+
+
 def load(args: Any) -> tuple[Any, str]:
     """The command's input table and a display name for messages.
 
@@ -260,7 +485,7 @@ def load(args: Any) -> tuple[Any, str]:
     composite ``--id``.
     """
     files = args.file if isinstance(args.file, list) else [args.file]
-    _refuse_repeats(files)
+    refuse_repeats(files)
     fmt = getattr(args, "input_format", None)
     if fmt in LOG_FORMATS or (fmt is None and any(_is_log(f) for f in files)):
         if "-" in files:

@@ -22,10 +22,73 @@ from ..inference.confidence import ci
 from ..results import CIResult
 from .samples import _group, _n_rows, _PerItemMean
 
-__all__ = ["compare_pass_at_k", "majority_vote_at_k", "pass_at_k", "pass_at_k_values"]
+__all__ = [
+    "KINDS",
+    "compare_pass_at_k",
+    "majority_vote_at_k",
+    "pass_at_k",
+    "pass_at_k_values",
+    "pass_hat_k_values",
+]
 
 
 # ------------------------------------------------------------------ pass@k
+def _counts(n: Any, c: Any, k: int, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` and ``c`` as integer arrays, checked with ``k`` (at most the smallest ``n``)."""
+    n_arr = np.atleast_1d(to_numpy(n, "n"))
+    c_arr = np.atleast_1d(to_numpy(c, "c"))
+    for name, arr in (("n", n_arr), ("c", c_arr)):
+        if arr.dtype.kind not in "iu" or (arr.size and arr.min() < 0):
+            raise InvalidInputError(name, "non-negative integers", _show(arr))
+    if n_arr.shape != c_arr.shape:
+        raise InvalidInputError("c", f"one count per problem ({n_arr.size})", f"{c_arr.size}")
+    if np.any(c_arr > n_arr):
+        i = int(np.flatnonzero(c_arr > n_arr)[0])
+        raise InvalidInputError(
+            "c", "at most n correct samples", f"c = {c_arr[i]} > n = {n_arr[i]}"
+        )
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise InvalidInputError("k", "an integer >= 1", repr(k))
+    if n_arr.size and k > n_arr.min():
+        raise InvalidInputError(
+            "k", f"at most the smallest number of samples per problem ({int(n_arr.min())})",
+            str(k), f"{what} needs at least k samples of every problem.",
+        )  # fmt: skip
+    return n_arr, c_arr
+
+
+def pass_hat_k_values(n: Any, c: Any, k: int) -> np.ndarray:
+    """The unbiased pass^k estimate of each problem: ``C(c, k) / C(n, k)``.
+
+    The probability that all ``k`` samples drawn without replacement from a problem's
+    ``n`` samples, ``c`` of them correct, are correct (the reliability measure of
+    tau-bench, Yao et al. 2024), computed as ``prod_{j=0}^{k-1} (c - j) / (n - j)``.
+    ``pass^1`` equals ``pass@1``, the share of correct samples; for ``k > 1`` pass^k is
+    at most pass@1 and pass@k at least it.
+
+    Parameters
+    ----------
+    n, c : int or array-like of int
+        Samples per problem and how many of them are correct (``0 <= c <= n``).
+    k : int
+        At most the smallest ``n``.
+
+    Returns
+    -------
+    ndarray of float
+
+    Examples
+    --------
+    >>> pass_hat_k_values([10, 10, 5], [0, 3, 5], k=2).round(6).tolist()   # C(3,2)/C(10,2)
+    [0.0, 0.066667, 1.0]
+    """
+    n_arr, c_arr = _counts(n, c, k, "pass^k")
+    out = np.ones(n_arr.shape, dtype=float)
+    for j in range(k):
+        out *= np.clip(c_arr - j, 0, None) / (n_arr - j)
+    return out
+
+
 def pass_at_k_values(n: Any, c: Any, k: int) -> np.ndarray:
     """The unbiased pass@k estimate of each problem: ``1 - C(n - c, k) / C(n, k)``.
 
@@ -52,25 +115,7 @@ def pass_at_k_values(n: Any, c: Any, k: int) -> np.ndarray:
     >>> round(float(pass_at_k_values(10, 3, k=5)[0]), 6)   # 1 - C(7, 5) / C(10, 5)
     0.916667
     """
-    n_arr = np.atleast_1d(to_numpy(n, "n"))
-    c_arr = np.atleast_1d(to_numpy(c, "c"))
-    for name, arr in (("n", n_arr), ("c", c_arr)):
-        if arr.dtype.kind not in "iu" or (arr.size and arr.min() < 0):
-            raise InvalidInputError(name, "non-negative integers", _show(arr))
-    if n_arr.shape != c_arr.shape:
-        raise InvalidInputError("c", f"one count per problem ({n_arr.size})", f"{c_arr.size}")
-    if np.any(c_arr > n_arr):
-        i = int(np.flatnonzero(c_arr > n_arr)[0])
-        raise InvalidInputError(
-            "c", "at most n correct samples", f"c = {c_arr[i]} > n = {n_arr[i]}"
-        )
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise InvalidInputError("k", "an integer >= 1", repr(k))
-    if n_arr.size and k > n_arr.min():
-        raise InvalidInputError(
-            "k", f"at most the smallest number of samples per problem ({int(n_arr.min())})",
-            str(k), "pass@k needs at least k samples of every problem.",
-        )  # fmt: skip
+    n_arr, c_arr = _counts(n, c, k, "pass@k")
     out = np.empty(n_arr.shape, dtype=float)
     for i, (ni, ci_) in enumerate(zip(n_arr.tolist(), c_arr.tolist(), strict=True)):
         if ni - ci_ < k:
@@ -79,6 +124,16 @@ def pass_at_k_values(n: Any, c: Any, k: int) -> np.ndarray:
             j = np.arange(ni - ci_ + 1, ni + 1, dtype=float)
             out[i] = 1.0 - float(np.prod(1.0 - k / j))
     return out
+
+
+#: the per-problem estimators by name: ``kind=`` of :func:`pass_at_k`
+KINDS = {"pass@k": pass_at_k_values, "pass^k": pass_hat_k_values}
+
+
+def _kind(kind: object) -> Any:
+    if kind not in KINDS:
+        raise InvalidInputError("kind", "'pass@k' or 'pass^k'", repr(kind))
+    return KINDS[kind]  # type: ignore[index]
 
 
 def _show(arr: np.ndarray) -> str:
@@ -109,9 +164,9 @@ def pass_at_k(
     correct: Any, items: Any, k: int = 1, *, clusters: Any = None, method: str = "bca",
     confidence_level: float = 0.95, n_resamples: int = 10_000, seed: int | None = None,
     batch: int | None = None, workers: int | None = None, engine: str = "auto",
-    progress: Any = None, correct_col: str | None = None,
+    progress: Any = None, correct_col: str | None = None, kind: str = "pass@k",
 ) -> CIResult:  # fmt: skip
-    """pass@k over problems with several samples each, and its bootstrap interval.
+    """pass@k (or pass^k) over problems with several samples each, and its bootstrap interval.
 
     Each problem's unbiased estimate :func:`pass_at_k_values` from its ``n`` samples
     and ``c`` correct ones, averaged over problems; the interval resamples problems (or
@@ -137,11 +192,14 @@ def pass_at_k(
         bootstrap of a cluster run (each problem's samples counted by the engine, the
         bootstrap on the driver; see :doc:`clusters`), the same numbers for any
         partitioning; ``batch``, ``workers`` and ``engine`` do not apply.
+    kind : {"pass@k", "pass^k"}
+        ``"pass@k"``: at least one of ``k`` samples is correct (:func:`pass_at_k_values`);
+        ``"pass^k"``: all ``k`` are (:func:`pass_hat_k_values`, a measure of consistency).
 
     Returns
     -------
     CIResult
-        ``metric`` is ``"pass@k"``; ``n`` counts problems.
+        ``metric`` is ``"pass@k"`` (``"pass^k"``) with ``k`` filled in; ``n`` counts problems.
 
     Examples
     --------
@@ -159,7 +217,15 @@ def pass_at_k(
     >>> r = booteval.pass_at_k(t, "task_id", k=2, correct_col="passed", seed=0, n_resamples=2000)
     >>> round(r.estimate, 4), r.n, r.details["distributed"]["tier"]
     (0.5833, 4, 'histogram')
+
+    pass^2, the chance that two samples are both right:
+
+    >>> r = booteval.pass_at_k(correct, problem, k=2, kind="pass^k", seed=0, n_resamples=2000)
+    >>> r.metric, round(r.estimate, 4)          # (0 + 1 + 0 + 1/6) / 4
+    ('pass^2', 0.2917)
     """
+    values_of = _kind(kind)
+    label = kind.replace("k", str(k))
     if source_kind(correct) is not None or correct_col is not None:
         if source_kind(correct) is None:
             raise InvalidInputError(
@@ -168,14 +234,14 @@ def pass_at_k(
             )  # fmt: skip
         return table_pass_at_k(
             correct, items=items, correct=correct_col, k=k, clusters=clusters,
-            metric=_PerItemMean(f"pass@{k}", (0.0, 1.0)), values=pass_at_k_values,
+            metric=_PerItemMean(label, (0.0, 1.0)), values=values_of,
             method=method, confidence_level=confidence_level, n_resamples=n_resamples,
             seed=seed, progress=progress,
         )  # fmt: skip
     g, n, c = _per_problem(correct, items, clusters)
-    values = pass_at_k_values(n, c, k)
+    values = values_of(n, c, k)
     return ci(
-        values, metric=_PerItemMean(f"pass@{k}", (0.0, 1.0)), clusters=g.clusters,
+        values, metric=_PerItemMean(label, (0.0, 1.0)), clusters=g.clusters,
         method=method, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
         batch=batch, workers=workers, engine=engine, progress=progress,
     )  # fmt: skip
@@ -188,9 +254,9 @@ def compare_pass_at_k(
     names: Sequence[str] = ("A", "B"), method: str = "bca", confidence_level: float = 0.95,
     n_resamples: int = 10_000, seed: int | None = None, batch: int | None = None,
     workers: int | None = None, engine: str = "auto", progress: Any = None,
-    alternative: str = "two-sided",
+    alternative: str = "two-sided", kind: str = "pass@k",
 ) -> ComparisonResult:  # fmt: skip
-    """The paired difference of two models' pass@k (B - A) over the same problems.
+    """The paired difference of two models' pass@k (or pass^k, B - A) over the same problems.
 
     Each model's samples are reduced to its per-problem unbiased pass@k; the problems
     are paired by id and resampled together (clusters of problems when given), as
@@ -210,6 +276,8 @@ def compare_pass_at_k(
         Display names of A and B.
     method, confidence_level, n_resamples, seed, batch, workers, engine, progress, alternative
         As for :func:`booteval.compare`.
+    kind : {"pass@k", "pass^k"}
+        As for :func:`pass_at_k`.
 
     Returns
     -------
@@ -226,6 +294,7 @@ def compare_pass_at_k(
     >>> r.estimate_a, r.estimate_b, r.estimate
     (0.375, 0.75, 0.375)
     """
+    values_of = _kind(kind)
     ga, na, ca = _per_problem(correct_a, items_a, clusters, "correct_a")
     gb, nb, cb = _per_problem(correct_b, items_b, None, "correct_b")
     if ga.labels.size != gb.labels.size or not np.array_equal(ga.labels, gb.labels):
@@ -237,9 +306,9 @@ def compare_pass_at_k(
             f"{only_a.size} problems only in A (e.g. {_show(only_a)}), {only_b.size} only in "
             f"B (e.g. {_show(only_b)})",
         )
-    va, vb = pass_at_k_values(na, ca, k), pass_at_k_values(nb, cb, k)
+    va, vb = values_of(na, ca, k), values_of(nb, cb, k)
     return compare(
-        va, vb, metric=_PerItemMean(f"pass@{k}", (0.0, 1.0)), clusters=ga.clusters,
+        va, vb, metric=_PerItemMean(kind.replace("k", str(k)), (0.0, 1.0)), clusters=ga.clusters,
         names=names, method=method, confidence_level=confidence_level,
         n_resamples=n_resamples, seed=seed, alternative=alternative,
         batch=batch, workers=workers, engine=engine, progress=progress,
