@@ -116,7 +116,7 @@ def test_compare_and_ci_on_inspect_epochs(capsys):
     a, b = w.attrs["models"]
     groups = w["metadata.difficulty"].to_numpy()
     x = table["choice"].dropna()
-    metric = booteval.methods.samples._PerItemMean("choice", (x.min(), x.max()))
+    metric = booteval.methods.samples.PerItemMean("choice", (x.min(), x.max()))
     r = booteval.compare(w[a].to_numpy(), w[b].to_numpy(), names=(a, b), clusters=groups,
                          seed=5, n_resamples=400, metric=metric)  # fmt: skip
     (rec,) = doc["results"]

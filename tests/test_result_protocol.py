@@ -111,6 +111,12 @@ EXAMPLES = {
         [0.8, 0.82, 0.79, 0.85, 0.81], n_train=80, n_test=20
     ),
     "nested_ci": lambda: booteval.nested_ci(CORR.astype(float), ITEMS, **B),
+    "judge_corrected_ci": lambda: booteval.judge_corrected_ci(
+        SC[:40], SC[:40] + 0.1 * SC2[:40], SC[40:] + 0.1 * SC2[40:], method="bootstrap", **B
+    ),
+    "judge_corrected_compare": lambda: booteval.judge_corrected_compare(
+        SC[:40], SC2[:40], SC[:40] + 0.1, SC2[:40] - 0.05, SC[40:] + 0.1, SC2[40:] - 0.05
+    ),
     "pass_at_k": lambda: booteval.pass_at_k(CORR, ITEMS, k=2, **B),
     "compare_pass_at_k": lambda: booteval.compare_pass_at_k(CORR, ITEMS, CORR2, ITEMS, **B),
     "majority_vote_at_k": lambda: booteval.majority_vote_at_k(

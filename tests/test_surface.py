@@ -12,8 +12,9 @@ import pytest
 import booteval
 
 
-def test_the_top_level_holds_at_most_45_names():
-    assert len(booteval.__all__) <= 45
+def test_the_top_level_holds_at_most_47_names():
+    # 45 until the judge correction (PPI++) joined: judge_corrected_ci and _compare
+    assert len(booteval.__all__) <= 47
     assert {"ci", "compare", "leaderboard", "CIResult", "BootstrapOptions"} <= set(booteval.__all__)
     assert {"InvalidInputError", "BootevalWarning", "datasets", "logs"} <= set(booteval.__all__)
     result_classes = [n for n in booteval.__all__ if n.endswith("Result")]

@@ -655,6 +655,8 @@ RESULT_CLASSES: dict[str, str] = {
     "CoverageTable": "booteval.meta",
     "DeLongTest": "booteval.inference.delong",
     "ErrorEstimate": "booteval.methods.oob",
+    "JudgeCorrectedComparison": "booteval.inference.judge_results",
+    "JudgeCorrectedResult": "booteval.inference.judge_results",
     "LeaderboardEntry": "booteval.inference.leaderboard",
     "LeaderboardResult": "booteval.inference.leaderboard",
     "McNemarTestResult": "booteval.inference.classical",

@@ -38,6 +38,7 @@ from .common import (
     _wide_systems,
 )
 from .harness import harness_ci, harness_compare, harness_leaderboard
+from .judge import judge_ci, judge_compare
 
 
 # ------------------------------------------------------------------------- datasets
@@ -88,6 +89,8 @@ def _cmd_ci(args: argparse.Namespace) -> int:
     if run is not None:
         return harness_ci(args, run, metrics)
     df, file = _load(args)
+    if args.human:
+        return judge_ci(args, df, file)
     groups: list[tuple[str, Any]] = []  # (system name, row mask or None)
     if args.system:
         sys_col = group_column(df, args.system, file, "--system")
@@ -266,6 +269,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if run is not None:
         return harness_compare(args, run, metrics)
     df, file = _load(args)
+    if args.human:
+        return judge_compare(args, df, file)
     wide, col_a, col_b, flag, names = _pair_columns(df, args, file)
     name_a, name_b = names.split("\t")
     design = _design(wide, args, file)

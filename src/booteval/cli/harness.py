@@ -48,12 +48,12 @@ def _check(args: argparse.Namespace, run: Any, metrics: list[Any]) -> None:
 def _item_metric(part: Any, kind: str) -> Any:
     """The metric of a part whose items were reduced: the mean of the items' values, named
     for them, with the bounds the Python functions give it."""
-    from ..methods.samples import _PerItemMean
+    from ..methods.samples import PerItemMean
 
     if kind != "mean":
-        return _PerItemMean(part.label, (0.0, 1.0))
+        return PerItemMean(part.label, (0.0, 1.0))
     x = part.rows[part.score].to_numpy(dtype=float)
-    return _PerItemMean(part.label, (float(x.min()), float(x.max())))
+    return PerItemMean(part.label, (float(x.min()), float(x.max())))
 
 
 def _reduced(part: Any, kind: str) -> bool:

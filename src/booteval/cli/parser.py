@@ -53,6 +53,9 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 _FILES_HELP = ("results files, directories or globs (several are stacked), or '-' for standard "
                "input; harness logs (lm-eval, Inspect, HELM, lighteval, code samples) are "
                "detected and read as one row per item and one column per model")  # fmt: skip
+_HUMAN_HELP = ("human labels of the --score (judge) column on a subset of the rows, empty "
+               "elsewhere: the judge's mean corrected by them (PPI++, booteval."
+               "judge_corrected_ci); --method auto, normal or percentile (bootstrap)")  # fmt: skip
 _ID_HELP = ("long format: the row (item) id that pairs the systems; repeat for a composite id "
             "(--id task --id doc_id)")  # fmt: skip
 
@@ -212,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  booteval ci long.jsonl --system model --y-true label --y-pred pred -f markdown",
     )  # fmt: skip
     p.add_argument("-m", "--metric", action="append", metavar="NAME", help=metric_help)
+    p.add_argument("--human", metavar="COL", action="append", help=_HUMAN_HELP)
     p.set_defaults(func=_cmd_ci)
 
     # compare
@@ -246,6 +250,8 @@ def build_parser() -> argparse.ArgumentParser:
         default="two-sided",
         help="greater: B's metric is larger (default: two-sided)",
     )
+    p.add_argument("--human", metavar="COL", action="append",
+                   help=_HUMAN_HELP + "; give A's, then B's")  # fmt: skip
     p.set_defaults(func=_cmd_compare)
 
     # leaderboard

@@ -393,9 +393,10 @@ def is_id_like(name: str) -> bool:
 
 
 def numeric_column(
-    df: Any, column: str, file: str, flag: str, *, what: str = "numbers"
+    df: Any, column: str, file: str, flag: str, *, what: str = "numbers", allow_nan: bool = False
 ) -> np.ndarray:
-    """A column as a float array, checked for non-numbers and missing values.
+    """A column as a float array, checked for non-numbers and missing values (empty cells
+    are NaN where ``allow_nan``: a column filled on a subset of the rows).
 
     Examples
     --------
@@ -431,10 +432,11 @@ def numeric_column(
             file, f"column {column!r} ({flag}): expected {what}; found {col.iloc[i]!r} in row "
             f"{i + 1}",
         )  # fmt: skip
-    _check_missing(conv, column, file, flag, what)
+    if not allow_nan:
+        _check_missing(conv, column, file, flag, what)
     arr = conv.to_numpy(dtype=float)
-    if not np.all(np.isfinite(arr)):
-        i = int(np.flatnonzero(~np.isfinite(arr))[0])
+    if not np.all(np.isfinite(arr) | (np.isnan(arr) & allow_nan)):
+        i = int(np.flatnonzero(~(np.isfinite(arr) | (np.isnan(arr) & allow_nan)))[0])
         raise InputFileError(
             file, f"column {column!r} ({flag}): expected finite {what}; found {arr[i]} in row "
             f"{i + 1}",

@@ -1,4 +1,4 @@
-"""Every Eval Ever instance-level JSON Lines (schema ``instance_level_eval_0.2.x``).
+"""Every Eval Ever instance-level JSON Lines (schema ``instance_level_eval_0.2.x`` and 0.3).
 
 One line per (model, evaluation, sample): ``model_id`` (``meta-llama/Llama-3.2-1B``),
 ``evaluation_name`` (``gsm8k``), ``sample_id``, ``evaluation.score`` (a number),
@@ -6,6 +6,12 @@ One line per (model, evaluation, sample): ``model_id`` (``meta-llama/Llama-3.2-1
 difficulty, ...). The model is the system, the evaluation the task, the sample the item;
 ``score`` and ``is_correct`` (0/1) are the scores; a sample repeated for a model and
 evaluation (several runs) becomes samples 0, 1, ... of that item.
+
+Schema 0.3 adds ``evaluation_result_id``, naming the aggregate's result (the metric) a line
+scores: the ``every_eval_ever convert lm_eval`` converter writes one line per sample *and*
+metric (``acc``, then ``acc_norm``). Such lines are one row per sample, with the scores
+``score.<id>`` and ``is_correct.<id>`` (``score.acc``, ``score.acc_norm``, ...), not
+repeats of the sample.
 """
 
 from __future__ import annotations
@@ -38,8 +44,9 @@ def is_eee_instances(path: Path) -> bool:
 
 
 def _rows(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
-    rows: list[dict[str, Any]] = []
-    seen: dict[tuple[str, str, str], int] = {}
+    rows: dict[tuple[str, str, str, int], dict[str, Any]] = {}
+    scores: list[str] = []
+    seen: dict[tuple[str, str, str, str | None], int] = {}
     for line, rec in read_json_lines(path):
         for key in _REQUIRED:
             if key not in rec:
@@ -59,18 +66,24 @@ def _rows(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
         item = rec["sample_id"]
         if item is None or (isinstance(item, str) and not item.strip()):
             raise LogFormatError(path, "an empty sample id", line=line, field="sample_id")
-        key = (model, task, str(item))
+        result = rec.get("evaluation_result_id")
+        if result is not None and not isinstance(result, str):
+            raise LogFormatError(path, f"expected a text; found {result!r:.40}", line=line,
+                                 field="evaluation_result_id")  # fmt: skip
+        result = result.strip() if result else None
+        names = (f"score.{result}", f"is_correct.{result}") if result else ("score", "is_correct")
+        key = (model, task, str(item), result)
         sample = seen.get(key, -1) + 1
         seen[key] = sample
         nan = float("nan")
-        row: dict[str, Any] = {
-            "model": model, "task": task, "item": str(item), "sample": sample,
-            "_file": str(path), "score": nan if score is None else score,
-            "is_correct": nan if correct is None else float(correct),
-        }  # fmt: skip
+        row = rows.setdefault((model, task, str(item), sample), {
+            "model": model, "task": task, "item": str(item), "sample": sample, "_file": str(path),
+        })  # fmt: skip
+        row[names[0]] = nan if score is None else score
+        row[names[1]] = nan if correct is None else float(correct)
+        scores += [n for n in names if n not in scores]
         flatten(rec.get("metadata") or {}, "metadata", row)
-        rows.append(row)
-    return rows, ["score", "is_correct"]
+    return list(rows.values()), scores
 
 
 def read_eee(paths: PathsLike) -> Any:
@@ -86,7 +99,9 @@ def read_eee(paths: PathsLike) -> Any:
     pandas.DataFrame
         ``model`` (``model_id``), ``task`` (``evaluation_name``), ``item``
         (``sample_id``), ``sample``, the scores ``score`` and ``is_correct`` (0/1), and
-        ``metadata.*``; ``attrs["scores"]`` lists the scores, ``score`` first.
+        ``metadata.*``; ``attrs["scores"]`` lists the scores, ``score`` first. Lines that
+        name an ``evaluation_result_id`` (schema 0.3) give ``score.<id>`` and
+        ``is_correct.<id>`` instead, one pair per result, on one row per sample.
 
     Examples
     --------

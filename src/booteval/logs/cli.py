@@ -309,7 +309,8 @@ def _reduce_samples(rows: Any, score: str, kind: str, k: int | None, name: str) 
 
 def _part(args: Any, table: Any, task: str, score: str, kind: str, k: int | None,
           name: str, notes: list[str]) -> LogPart:  # fmt: skip
-    rows = table[(table["task"] == task)]
+    others = [c for c in table.attrs.get("scores", []) if c != score]
+    rows = table[(table["task"] == task)].drop(columns=others)  # the other scores are not metadata
     dropped = int(rows[score].isna().sum())
     if dropped:
         notes.append(f"task {task!r}: {count(dropped)} sample(s) without a {score!r} value "
@@ -360,8 +361,9 @@ def load_harness(args: Any) -> HarnessRun:
     notes: list[str] = []
     table = _read_runs(files, getattr(args, "input_format", None), notes)
     notes[:0] = list(table.attrs.get("notes", []))
-    table = table.astype({"model": str, "task": str, "item": str})
     scores = list(table.attrs.get("scores", []))
+    table = table.astype({"model": str, "task": str, "item": str})
+    table.attrs["scores"] = scores
     kind, k = "mean", None
     for flag, key, what in (("--pass-at-k", "pass_at_k", "pass@k"),
                             ("--pass-hat-k", "pass_hat_k", "pass^k")):  # fmt: skip

@@ -20,7 +20,7 @@ from ..distributed.samples import table_pass_at_k
 from ..inference.comparison import ComparisonResult, compare
 from ..inference.confidence import ci
 from ..results import CIResult
-from .samples import _group, _n_rows, _PerItemMean
+from .samples import _group, _n_rows, PerItemMean
 
 __all__ = [
     "KINDS",
@@ -234,14 +234,14 @@ def pass_at_k(
             )  # fmt: skip
         return table_pass_at_k(
             correct, items=items, correct=correct_col, k=k, clusters=clusters,
-            metric=_PerItemMean(label, (0.0, 1.0)), values=values_of,
+            metric=PerItemMean(label, (0.0, 1.0)), values=values_of,
             method=method, confidence_level=confidence_level, n_resamples=n_resamples,
             seed=seed, progress=progress,
         )  # fmt: skip
     g, n, c = _per_problem(correct, items, clusters)
     values = values_of(n, c, k)
     return ci(
-        values, metric=_PerItemMean(label, (0.0, 1.0)), clusters=g.clusters,
+        values, metric=PerItemMean(label, (0.0, 1.0)), clusters=g.clusters,
         method=method, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
         batch=batch, workers=workers, engine=engine, progress=progress,
     )  # fmt: skip
@@ -308,7 +308,7 @@ def compare_pass_at_k(
         )
     va, vb = values_of(na, ca, k), values_of(nb, cb, k)
     return compare(
-        va, vb, metric=_PerItemMean(kind.replace("k", str(k)), (0.0, 1.0)), clusters=ga.clusters,
+        va, vb, metric=PerItemMean(kind.replace("k", str(k)), (0.0, 1.0)), clusters=ga.clusters,
         names=names, method=method, confidence_level=confidence_level,
         n_resamples=n_resamples, seed=seed, alternative=alternative,
         batch=batch, workers=workers, engine=engine, progress=progress,
@@ -427,7 +427,7 @@ def majority_vote_at_k(
         )
     label = "maj@n" if k_eff is None else f"maj@{k_eff}"
     return ci(
-        values, metric=_PerItemMean(label, (0.0, 1.0)), clusters=g.clusters, method=method,
+        values, metric=PerItemMean(label, (0.0, 1.0)), clusters=g.clusters, method=method,
         confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
         batch=batch, workers=workers, engine=engine, progress=progress,
     )  # fmt: skip

@@ -73,7 +73,7 @@ _ITEM_METHODS = ("auto", *methods_offered())
 _INNER_BLOCK = 256
 
 
-class _PerItemMean(Mean):
+class PerItemMean(Mean):
     """The mean of one value per question, under the name of what the values are."""
 
     def __init__(self, label: str, bounds: tuple[float, float] | None = None) -> None:
@@ -285,7 +285,7 @@ def nested_ci(
     if resample == "items":
         # questions with their own samples: exactly ci() on the question means
         r = ci(
-            means, metric=_PerItemMean("mean", bounds), clusters=g.clusters, method=method,
+            means, metric=PerItemMean("mean", bounds), clusters=g.clusters, method=method,
             confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
             batch=batch, workers=workers, engine=engine,
         )  # fmt: skip
