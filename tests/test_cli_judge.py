@@ -44,7 +44,8 @@ def test_ci_equals_the_api(judged, capsys):
     for method, api in (("auto", "auto"), ("normal", "clt"), ("percentile", "bootstrap")):
         code, out, err = run(capsys, "ci", path, "--score", "judge_a", "--score", "judge_b",
                              "--human", "human_a", "--human", "human_b", "--method", method,
-                             "--seed", "4", "-B", "500", "--cluster", "topic", "-f", "json")  # fmt: skip
+                             "--seed", "4", "-B", "500", "--cluster", "topic", "-f",
+                             "json")  # fmt: skip
         assert code == 0, err
         doc = json.loads(out)
         for rec, (j, h) in zip(doc["results"], (("judge_a", "human_a"), ("judge_b", "human_b")),
@@ -63,7 +64,8 @@ def test_ci_equals_the_api(judged, capsys):
 
 def test_text_states_lambda_sizes_and_gain(judged, capsys):
     path, _ = judged
-    code, out, _ = run(capsys, "ci", path, "--score", "judge_a", "--human", "human_a", "--seed", "1")
+    code, out, _ = run(capsys, "ci", path, "--score", "judge_a", "--human", "human_a", "--seed",
+                       "1")  # fmt: skip
     assert code == 0
     head = out.splitlines()[0]
     for word in ("judge-corrected (95% CI)", "human only", "judge only", "lambda", "labelled",
@@ -135,7 +137,7 @@ def test_bad_inputs_are_one_line(judged, tmp_path, capsys, edit, args, message):
         df.loc[df["human_a"].notna().idxmax(), "human_a"] = "yes"
     path = tmp_path / "bad.csv"
     df.to_csv(path, index=False)
-    code, out, err = run(capsys, "ci", path, *args)
+    code, _, err = run(capsys, "ci", path, *args)
     if edit == "partial":  # ci pairs judge and human per system: partial rows are fine there
         assert code == 0, err
         return

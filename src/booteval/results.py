@@ -388,7 +388,7 @@ class IntervalRecipe:
     def apply(self, result: CIResult, method: str, level: float) -> CIResult:
         """``result`` with the interval of ``method`` at ``level`` from its replicates."""
         from .core.engine import check_choice
-        from .core.intervals import STUDENTIZED, compute_interval
+        from .core.intervals import STUDENTIZED
 
         check_choice(method, "method", self.methods)
         if method in STUDENTIZED and result.replicate_standard_errors is None:
@@ -399,19 +399,7 @@ class IntervalRecipe:
                 "'studentized'",
                 self.studentized_hint,
             )
-        jk = self.jackknife() if method == "bca" and self.jackknife is not None else None
-        out = compute_interval(
-            method,
-            result.estimate,
-            result.distribution,
-            level,
-            jackknife=jk,
-            standard_error=result.estimate_standard_error,
-            replicate_standard_errors=result.replicate_standard_errors,
-            transform=self.transform,
-            bounds=self.bounds,
-            ties=self.ties,
-        )
+        out = self.interval(result, method, level)
         return dataclasses.replace(
             result,
             low=out.low,
@@ -424,6 +412,20 @@ class IntervalRecipe:
             notes=tuple(self.notes_before) + tuple(out.notes) + tuple(self.notes_after),
             details={**self.details, **out.details},
         )
+
+    def interval(self, result: CIResult, method: str, level: float) -> Any:
+        """The :class:`~booteval.core.intervals.IntervalOutcome` of ``method`` (checked) at
+        ``level``: :func:`~booteval.core.intervals.compute_interval` of the replicates (the
+        hook a recipe of a method that needs more than the replicates extends)."""
+        from .core.intervals import compute_interval
+
+        jk = self.jackknife() if method == "bca" and self.jackknife is not None else None
+        return compute_interval(
+            method, result.estimate, result.distribution, level, jackknife=jk,
+            standard_error=result.estimate_standard_error,
+            replicate_standard_errors=result.replicate_standard_errors,
+            transform=self.transform, bounds=self.bounds, ties=self.ties,
+        )  # fmt: skip
 
 
 def _significant(x: float, figures: int) -> str:
@@ -628,8 +630,8 @@ def freeze(a: np.ndarray | None) -> np.ndarray | None:
 
 def plot_result(result: Any, kind: str, path: str | None = None, **kwargs: Any) -> Any:
     """Draw ``result`` with :func:`booteval.plot.draw` (``kind``: ``"default"``,
-    ``"distribution"``, ``"forest"`` or ``"pairwise"``): what the results' ``plot``
-    methods call.
+    ``"distribution"``, ``"forest"``, ``"leaderboard"`` or ``"pairwise"``): what the
+    results' ``plot`` methods call.
 
     The plotting layer sits above the results (it reads their protocol, and needs
     matplotlib): it is loaded here, when a figure is asked for, by name, so that no

@@ -72,8 +72,10 @@ def _footer(results: list[Any]) -> list[str]:
     r0 = results[0]
     methods = sorted({r.method for r in results})
     lam = "power-tuned lambda" if all(r.lam_tuned for r in results) else "lambda as given"
-    line = (f"{r0.confidence_level * 100:g}% PPI++ intervals ({', '.join(methods)}), {lam}: "
-            "judge scores on every row, corrected by the human labels on the labelled rows")  # fmt: skip
+    line = (
+        f"{r0.confidence_level * 100:g}% PPI++ intervals ({', '.join(methods)}), {lam}: "
+        "judge scores on every row, corrected by the human labels of the labelled ones"
+    )
     boot = [r for r in results if r.n_resamples]
     if boot:
         line += f"; B = {boot[0].n_resamples}, seed = {boot[0].seed}"
@@ -181,10 +183,10 @@ def judge_compare(args: argparse.Namespace, df: Any, file: str) -> int:
     pct = f"{r.confidence_level * 100:g}%"
     head = [f"{r.name_a}", f"{r.name_b}", f"{r.name_b} - {r.name_a} ({pct} CI)", "p",
             f"human only ({pct} CI)", "lambda", "labelled", "unlabelled", "eff. n"]  # fmt: skip
+    human = format_triplet(r.human_estimate, r.human_low, r.human_high, scale=s, digits=d)
     row = [f"{r.estimate_a * s:.{d}f}", f"{r.estimate_b * s:.{d}f}", r.format(s, d),
-           format_p_value(r.p_value),
-           format_triplet(r.human_estimate, r.human_low, r.human_high, scale=s, digits=d),
-           f"{r.lam:.3g}", str(r.n_labelled), str(r.n_unlabelled), f"{r.effective_n:.0f}"]  # fmt: skip
+           format_p_value(r.p_value), human, f"{r.lam:.3g}", str(r.n_labelled),
+           str(r.n_unlabelled), f"{r.effective_n:.0f}"]  # fmt: skip
     table = Table(head, [row], ["r"] * len(head))
     rec = {**r.to_dict(), "name_a": r.name_a, "name_b": r.name_b, "estimate_a": r.estimate_a,
            "estimate_b": r.estimate_b, "p_value": r.p_value}  # fmt: skip

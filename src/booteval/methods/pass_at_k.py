@@ -20,7 +20,7 @@ from ..distributed.samples import table_pass_at_k
 from ..inference.comparison import ComparisonResult, compare
 from ..inference.confidence import ci
 from ..results import CIResult
-from .samples import _group, _n_rows, PerItemMean
+from .samples import PerItemMean, _group, _n_rows
 
 __all__ = [
     "KINDS",
