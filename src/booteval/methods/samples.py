@@ -198,7 +198,7 @@ def _n_rows(x: object, name: str) -> int:
 # ------------------------------------------------------------------ nested_ci
 @entry_point
 def nested_ci(
-    scores: Any, items: Any, *, resample: str = "items", clusters: Any = None, method: str = "bca",
+    scores: Any, items: Any, *, resample: str = "items", clusters: Any = None, method: str = "auto",
     confidence_level: float = 0.95, n_resamples: int = 10_000, seed: int | None = None,
     batch: int | None = None, workers: int | None = None, engine: str = "auto",
     progress: Any = None,
@@ -224,9 +224,10 @@ def nested_ci(
     clusters : array-like, optional
         A cluster label per row, the same on every row of a question (e.g. the
         subject or source document): whole clusters of questions are resampled.
-    method : {"bca", "auto", "percentile", "basic", "normal"}
-        The interval method. BCa's jackknife leaves out one top-level unit (a question
-        or cluster; a sample for ``resample="samples"``). With ``resample="items"`` (the
+    method : {"auto", "bca", "percentile", "basic", "normal"}, default "auto"
+        The interval method (``"auto"``, as for :func:`booteval.ci`). BCa's jackknife
+        leaves out one top-level unit (a question or cluster; a sample for
+        ``resample="samples"``). With ``resample="items"`` (the
         run is :func:`booteval.ci`'s) also ``"studentized"`` and
         ``"studentized-symmetric"``, and ``"auto"`` is ci's choice; with two-level draws
         ``"auto"`` is BCa (the coverage atlas has no cells for them), said in ``notes``.
