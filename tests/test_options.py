@@ -137,6 +137,11 @@ OWN_DEFAULTS = {
     ("ci", "method"): "auto",  # the coverage atlas's best calibrated method for the case
     ("compare", "method"): "auto",
     ("leaderboard", "method"): "auto",
+    # one question per item, answered as ci answers it (the command line's numbers)
+    ("nested_ci", "method"): "auto",
+    ("pass_at_k", "method"): "auto",
+    ("compare_pass_at_k", "method"): "auto",
+    ("majority_vote_at_k", "method"): "auto",
     ("bootstrap_training", "n_resamples"): 200,  # every replicate refits the model
     ("bootstrap_training", "method"): "percentile",  # a BCa jackknife would refit n times
     ("threshold_ci", "n_resamples"): 2_000,  # every replicate refits the threshold
