@@ -128,6 +128,11 @@ NOT_TAKEN = {
     "threshold_compare": ({"strata", "clusters"}, "as threshold_ci"),
     "wild_ci": ({"strata", "clusters"},
         "multipliers on the rows of a regression; the clustered version is wild_cluster_ci"),
+    "judge_corrected_ci": ({"strata", "on_undefined", "batch", "workers", "engine", "progress"},
+        "PPI++: two independent samples (labelled, unlabelled), a closed form by default and a "
+        "vectorised NumPy bootstrap; no replicate is ever undefined"),
+    "judge_corrected_compare": ({"strata", "on_undefined", "batch", "workers", "engine",
+                                 "progress"}, "as judge_corrected_ci"),
     "wild_cluster_ci": ({"method", "strata", "on_undefined"},
         "always the percentile-t interval of the cluster t statistic, whose infinite "
         "values are kept and counted"),
@@ -142,6 +147,8 @@ OWN_DEFAULTS = {
     ("pass_at_k", "method"): "auto",
     ("compare_pass_at_k", "method"): "auto",
     ("majority_vote_at_k", "method"): "auto",
+    ("judge_corrected_ci", "method"): "auto",  # the normal interval, the bootstrap below 30
+    ("judge_corrected_compare", "method"): "auto",
     ("bootstrap_training", "n_resamples"): 200,  # every replicate refits the model
     ("bootstrap_training", "method"): "percentile",  # a BCa jackknife would refit n times
     ("threshold_ci", "n_resamples"): 2_000,  # every replicate refits the threshold
