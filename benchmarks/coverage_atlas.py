@@ -90,6 +90,7 @@ METHOD_ORDER: tuple[str, ...] = (
     *BOOT_METHODS,
     "studentized-symmetric",
     "studentized-logit",
+    "calibrated",
     "wilson",
     "jeffreys",
     "clopper-pearson",
@@ -102,6 +103,13 @@ METHOD_ORDER: tuple[str, ...] = (
     "cr1",
     "wild-cluster",
 )
+#: the metrics whose cells run the calibrated (double) bootstrap, and its inner resamples
+#: per replicate (booteval's default; recorded in each of its records as ``inner_resamples``)
+CALIBRATED_METRICS = ("accuracy_p0.5", "accuracy_p0.9", "accuracy_p0.99", "lognormal_mean")
+CALIBRATED_INNER = 200
+#: the plot's color of each method: a method added later takes the next free color, so
+#: that the others keep theirs
+COLOR_ORDER = (*(m for m in METHOD_ORDER if m != "calibrated"), "calibrated")
 TRUTH_ROWS = 2_000_000
 TRUTH_BATCHES = 20
 #: log-sd of the cluster size propensity, and its correlation with the cluster effect
@@ -840,6 +848,8 @@ def methods_for(cell: Cell) -> tuple[str, ...]:
         out += spec.analytic_clustered
     if spec.paired and cell.n_clusters is None:
         out += ["newcombe", "tango"]
+    if cell.metric in CALIBRATED_METRICS:
+        out.append("calibrated")
     if isinstance(spec, AccuracySpec | PairedAccuracySpec):
         # booteval.ci's (compare's) default, run as such; for other metrics the rule does not
         # look at the data, so the page reads its column off the method it picks (derived_auto)
@@ -998,6 +1008,14 @@ def dataset_intervals(
                 lambda: None if st is None else st.with_method("studentized-symmetric"),
                 shared_t,
             )
+    if "calibrated" in wanted:  # the double bootstrap: its own run
+        attempt(
+            ["calibrated"],
+            lambda: booteval.ci(
+                *data.arrays, metric=spec.target, metric_kwargs=spec.kwargs or None,
+                method="calibrated", n_inner=CALIBRATED_INNER, **run, **design,
+            ),
+        )  # fmt: skip
     if "studentized-logit" in wanted:
         attempt(
             ["studentized-logit"],
@@ -1119,8 +1137,10 @@ def run_cell(
     n_inner: int = 50,
     root_seed: int = ROOT_SEED,
     confidence_level: float = CONFIDENCE,
+    methods: Sequence[str] | None = None,
+    others: Sequence[dict[str, Any]] = (),
 ) -> list[dict[str, Any]]:
-    """Simulate one cell: ``reps`` data sets, every method on each.
+    """Simulate one cell: ``reps`` data sets, every method (or ``methods``) on each.
 
     Parameters
     ----------
@@ -1135,6 +1155,12 @@ def run_cell(
         Inner replicates of a nested studentized interval.
     root_seed : int
     confidence_level : float
+    methods : sequence of str, optional
+        Run only these of the cell's methods (the data sets do not depend on which run:
+        a method added to the atlas runs on the very data sets of the others).
+    others : sequence of dict
+        The cell's records of other methods, already in the file: the best-calibrated
+        method of the new records is chosen among them too.
 
     Returns
     -------
@@ -1142,7 +1168,7 @@ def run_cell(
         One JSON-ready record per method (see :func:`summarize_cell`).
     """
     spec = METRICS[cell.metric]
-    methods = methods_for(cell)
+    methods = methods_for(cell) if methods is None else tuple(methods)
     seed = cell_seed(cell.name, root_seed)
     lows = {m: np.full(reps, math.nan) for m in methods}
     highs = {m: np.full(reps, math.nan) for m in methods}
@@ -1191,7 +1217,11 @@ def run_cell(
         "seed": seed,
         "wall_s_cell": round(wall, 4),
     }
-    return summarize_cell(common, methods, lows, highs, secs, confidence_level)
+    records = summarize_cell(common, methods, lows, highs, secs, confidence_level, others)
+    for r in records:
+        if r["method"] == "calibrated":
+            r["inner_resamples"] = CALIBRATED_INNER
+    return records
 
 
 def _sig(x: float, digits: int = 6) -> float | None:
@@ -1205,8 +1235,10 @@ def summarize_cell(
     highs: dict[str, np.ndarray],
     secs: dict[str, float],
     confidence_level: float = CONFIDENCE,
+    others: Sequence[dict[str, Any]] = (),
 ) -> list[dict[str, Any]]:
-    """The records of a cell, one per method.
+    """The records of a cell, one per method (``others``: the cell's records of methods
+    that ran before, which take part in the choice of the reference method).
 
     Each record has ``common`` plus ``record = "cell"``, ``method``, ``status``
     (``"ok"``), ``coverage`` (share of data sets whose interval contains the truth; an
@@ -1245,13 +1277,24 @@ def summarize_cell(
                 "n_methods": len(methods),
             }
         )
-    ref = reference_method(rows, confidence_level)
+    with_reference([*others, *rows], confidence_level, only=rows)
+    return rows
+
+
+def with_reference(
+    rows: Sequence[dict[str, Any]], nominal: float = CONFIDENCE,
+    only: Sequence[dict[str, Any]] | None = None,
+) -> None:  # fmt: skip
+    """Set ``reference_method`` and ``rel_width`` of a cell's records (of ``only`` where
+    given), the reference chosen among all of ``rows`` (:func:`reference_method`, on the
+    simulated coverage where an exact one replaced it)."""
+    simulated = [{**r, "coverage": r.get("coverage_sim", r["coverage"])} for r in rows]
+    ref = reference_method(simulated, nominal)
     ref_width = next((r["median_width"] for r in rows if r["method"] == ref), None)
-    for r in rows:
+    for r in rows if only is None else only:
         w = r["median_width"]
         r["reference_method"] = ref
         r["rel_width"] = _sig(w / ref_width, 4) if w is not None and ref_width else None
-    return rows
 
 
 #: the width of each bounded metric's range (accuracy-like metrics: 1)
@@ -1331,7 +1374,16 @@ class Atlas:
 
     def done(self, cell: Cell) -> bool:
         """Whether every method of ``cell`` has a record."""
-        return all((cell.name, m) in self.lines for m in methods_for(cell))
+        return not self.missing(cell)
+
+    def missing(self, cell: Cell, methods: Sequence[str] | None = None) -> tuple[str, ...]:
+        """The methods of ``cell`` (of ``methods`` among them, where given) without a record."""
+        wanted = [m for m in methods_for(cell) if methods is None or m in methods]
+        return tuple(m for m in wanted if (cell.name, m) not in self.lines)
+
+    def records(self, cell: Cell) -> list[dict[str, Any]]:
+        """The latest record of each method of ``cell``."""
+        return [r for (name, _), r in self.lines.items() if name == cell.name]
 
 
 def load(path: Path) -> Atlas:
@@ -1371,9 +1423,13 @@ def append_records(path: Path, records: Sequence[dict[str, Any]]) -> None:
 
 
 def _cell_job(
-    cell: Cell, truth: dict[str, Any], settings: dict[str, Any]
-) -> tuple[Cell, list[dict[str, Any]]]:
-    """Run one cell (in a worker process)."""
+    cell: Cell, truth: dict[str, Any], settings: dict[str, Any],
+    job: tuple[tuple[str, ...] | None, list[dict[str, Any]]] = (None, []),
+) -> tuple[Cell, list[dict[str, Any]]]:  # fmt: skip
+    """Run one cell (in a worker process): every method, or ``job``'s methods with the
+    cell's records of the others."""
+    methods, others = job
+    extra = {} if methods is None else {"methods": methods, "others": others}
     return cell, run_cell(
         cell,
         truth,
@@ -1382,6 +1438,7 @@ def _cell_job(
         n_inner=settings["n_inner"],
         root_seed=settings["root_seed"],
         confidence_level=settings["confidence_level"],
+        **extra,
     )
 
 
@@ -1416,8 +1473,12 @@ def run_atlas(
     confidence_level: float = CONFIDENCE,
     log: Callable[[str], None] = print,
     redo: bool = False,
+    methods: Sequence[str] | None = None,
 ) -> dict[str, int]:
     """Run the cells of ``cells`` not yet in ``out``, appending each when it completes.
+
+    A cell whose file records lack some of its methods (a method added to the atlas) runs
+    those alone, on the same data sets.
 
     Parameters
     ----------
@@ -1434,6 +1495,8 @@ def run_atlas(
     redo : bool
         Run the cells even where ``out`` has them (after a change of the library; the
         latest record of a cell and method is the one read).
+    methods : sequence of str, optional
+        Run only these methods of each cell (where missing, or all of them with ``redo``).
 
     Returns
     -------
@@ -1459,16 +1522,22 @@ def run_atlas(
             )
     skipped: dict[str, str] = {}
     todo: list[Cell] = []
+    jobs: dict[Cell, tuple[tuple[str, ...] | None, list[dict[str, Any]]]] = {}
     n_skipped = n_done = 0
     for cell in cells:
         why = unavailable(METRICS[cell.metric])
+        every = methods_for(cell)
+        wanted = every if methods is None else tuple(m for m in every if m in methods)
+        run = wanted if redo else atlas.missing(cell, methods)
         if why:
             skipped[cell.metric] = why
             n_skipped += 1
-        elif atlas.done(cell) and not redo:
+        elif not run:
             n_done += 1
         else:
             todo.append(cell)
+            others = [r for r in atlas.records(cell) if r["method"] not in run]
+            jobs[cell] = (None, []) if run == every else (run, others)
     for name, why in skipped.items():
         log(f"skipping {name}: {why}")
     new_truths: dict[str, dict[str, Any]] = {}
@@ -1517,7 +1586,7 @@ def run_atlas(
 
     if workers <= 1 or len(todo) <= 1:
         for i, cell in enumerate(todo, 1):
-            _, records = _cell_job(cell, truths[truth_key(cell)], settings)
+            _, records = _cell_job(cell, truths[truth_key(cell)], settings, jobs[cell])
             finished(cell, records, i)
     else:
         init, initargs = _worker_setup()
@@ -1530,7 +1599,9 @@ def run_atlas(
             initargs=initargs,
         )
         try:
-            futures = [pool.submit(_cell_job, c, truths[truth_key(c)], settings) for c in order]
+            futures = [
+                pool.submit(_cell_job, c, truths[truth_key(c)], settings, jobs[c]) for c in order
+            ]
             for i, fut in enumerate(cf.as_completed(futures), 1):
                 cell, records = fut.result()
                 finished(cell, records, i)
@@ -1551,8 +1622,10 @@ def estimate_time(
     n_inner: int,
     workers: int,
     log: Callable[[str], None] = print,
+    methods: Sequence[str] | None = None,
 ) -> float:
-    """Time ``probe_reps`` data sets per cell and project the run at ``reps``.
+    """Time ``probe_reps`` data sets per cell (of ``methods`` only, where given) and
+    project the run at ``reps``.
 
     Truths are not needed for timing (a placeholder is used) and nothing is written.
 
@@ -1563,7 +1636,8 @@ def estimate_time(
     """
     rows = []
     for cell in cells:
-        if unavailable(METRICS[cell.metric]):
+        chosen = [m for m in methods_for(cell) if methods is None or m in methods]
+        if unavailable(METRICS[cell.metric]) or not chosen:
             continue
         t0 = time.perf_counter()
         recs = run_cell(
@@ -1572,6 +1646,7 @@ def estimate_time(
             reps=probe_reps,
             resamples=resamples,
             n_inner=n_inner,
+            methods=chosen,
         )
         per = (time.perf_counter() - t0) / probe_reps
         heavy = max(recs, key=lambda r: r["wall_s"])
@@ -1874,6 +1949,10 @@ def render(
         per_cell: dict[tuple[int, str], dict[str, dict[str, Any]]] = {}
         for r in rs:
             per_cell.setdefault((r["n"], r["design"]), {})[r["method"]] = r
+        for row in per_cell.values():
+            # records of separate runs (a column added later): one reference for the cell
+            if len({r.get("reference_method") for r in row.values()}) > 1:
+                with_reference(list(row.values()), nominal)
         rs += [d for row in per_cell.values() if (d := derived_auto(metric, row)) is not None]
     order = [m for m in METRICS if m in by_metric] + sorted(set(by_metric) - set(METRICS))
     rel = None
@@ -1917,7 +1996,11 @@ def render(
         "  `CIResult.with_method`), `studentized` (its own run; a nested bootstrap where the",
         "  metric has no analytic standard error), `studentized-symmetric` (the same run, one",
         "  quantile of |t| on both sides; clustered cells), `studentized-logit` (on the",
-        "  logit scale, proportions); closed forms: `wilson`, `clopper-pearson`,",
+        "  logit scale, proportions), `calibrated` (the double bootstrap's calibrated",
+        "  percentile interval, its own run: the percentile levels moved to where the",
+        f"  percentile interval of {CALIBRATED_INNER} inner resamples of each replicate",
+        "  misses each tail as often as it should; means and proportions, added to cells",
+        "  already run, on their data sets); closed forms: `wilson`, `clopper-pearson`,",
         "  `clustered-wilson`, `delong`, `fisher-z`, `cr2` and `cr1` (cluster-robust t),",
         "  `wild-cluster` (wild cluster bootstrap-t), `jeffreys` (proportions), `newcombe`",
         "  and `tango` (Newcombe's and Tango's score intervals, paired accuracies). Under a",
@@ -2033,7 +2116,8 @@ def plot(
         rs = [r for r in by_metric[metric] if r["design"] == design]
         ax.axhspan(100 * (nominal - band), 100 * (nominal + band), color="0.9", zorder=0)
         ax.axhline(100 * nominal, color="0.5", lw=0.8, zorder=1)
-        for i, m in enumerate(METHOD_ORDER):
+        for m in METHOD_ORDER:
+            i = COLOR_ORDER.index(m)
             pts = sorted((r["n"], 100 * r["coverage"]) for r in rs if r["method"] == m)
             if not pts:
                 continue
@@ -2093,6 +2177,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--designs", nargs="+", choices=list(DESIGNS), metavar="DESIGN", help="restrict the designs"
     )
+    p.add_argument(
+        "--methods",
+        nargs="+",
+        choices=list(METHOD_ORDER),
+        metavar="METHOD",
+        help="run only these methods of the selected cells (where the file lacks them, or "
+        "all with --redo): a new column runs on the data sets of the others",
+    )
     p.add_argument("--workers", type=int, default=1, help="cells run in this many processes")
     p.add_argument("--seed", type=int, default=ROOT_SEED, help="root seed")
     p.add_argument("--truth-rows", type=int, default=TRUTH_ROWS, help="rows of an MC truth")
@@ -2145,6 +2237,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             resamples=args.resamples,
             n_inner=args.n_inner,
             workers=args.workers,
+            methods=args.methods,
         )
         return 0
     t0 = time.perf_counter()
@@ -2159,6 +2252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             root_seed=args.seed,
             truth_rows=args.truth_rows,
             redo=args.redo,
+            methods=args.methods,
         )
     except KeyboardInterrupt:
         print(f"\ninterrupted: the finished cells are in {args.out}; run again to resume")

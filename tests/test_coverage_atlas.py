@@ -91,6 +91,7 @@ def test_grid_rules() -> None:
         "auto",  # booteval.ci's default, run as such where its choice depends on the data
         *atlas.BOOT_METHODS,
         "studentized-logit",
+        "calibrated",  # the double bootstrap: means and proportions
         "wilson",
         "jeffreys",
         "clopper-pearson",
@@ -173,6 +174,36 @@ def test_resume_skips_finished_cells(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert again and [r["coverage"] for r in again] == [
         r["coverage"] for r in first if r["cell"] == IID.name
     ]
+
+
+def test_a_new_column_runs_alone_on_the_data_sets_of_the_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    full, part = tmp_path / "full.jsonl", tmp_path / "part.jsonl"
+    _run(full, [IID])
+    before = [m for m in atlas.methods_for(IID) if m != "calibrated"]
+    _run(part, [IID], methods=before)
+    assert atlas.load(part).missing(IID) == ("calibrated",)
+    calls: list[Any] = []
+    real = atlas.run_cell
+
+    def counting(cell: Any, *a: Any, **k: Any) -> Any:
+        calls.append(k.get("methods"))
+        return real(cell, *a, **k)
+
+    monkeypatch.setattr(atlas, "run_cell", counting)
+    assert _run(part, [IID])["ran"] == 1 and calls == [("calibrated",)]
+    assert atlas.load(part).done(IID)
+    assert _run(part, [IID])["ran"] == 0
+
+    def strip(lines: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
+        return {
+            k: {f: v for f, v in r.items() if f != "n_methods"} for k, r in _by_cell(lines).items()
+        }
+
+    # the same figures as one run of every method, the reference chosen among all of them
+    assert strip(_cell_lines(full)) == strip(_cell_lines(part))
+    assert _by_cell(_cell_lines(part))[(IID.name, "calibrated")]["inner_resamples"] == 200
 
 
 def test_ctrl_c_leaves_only_complete_cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

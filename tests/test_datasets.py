@@ -144,7 +144,7 @@ def test_the_build_script_is_deterministic(tmp_path):
 def test_command_lists_and_writes(tmp_path, capsys):
     assert main(["datasets"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert [line.split(":")[0] for line in out] == datasets.names()
+    assert [line.split(":")[0] for line in out] == [*datasets.names(), "logs"]
     assert main(["datasets", "wmt20_mqm", "-o", str(tmp_path / "m.csv")]) == 0
     assert (tmp_path / "m.csv").read_bytes() == datasets.csv_bytes("wmt20_mqm")
     assert main(["datasets", "mmlu_pro", "--kind", "nope"]) == 2
@@ -152,6 +152,15 @@ def test_command_lists_and_writes(tmp_path, capsys):
     assert main(["datasets", "summeval", "--kind", "ratings"]) == 0
     text = capsys.readouterr().out
     assert pd.read_csv(io.StringIO(text)).shape == (12800, 8)
+    # the harness logs: a folder, written whole or one tool's
+    assert main(["datasets", "logs", "--kind", "human_eval", "-o", str(tmp_path / "he")]) == 0
+    names = sorted(p.name for p in (tmp_path / "he").iterdir())
+    assert names == ["mock-coder-a_samples.jsonl_results.jsonl",
+                     "mock-coder-b_samples.jsonl_results.jsonl"]  # fmt: skip
+    assert main(["datasets", "logs"]) == 2
+    assert "--output DIR" in capsys.readouterr().err
+    assert main(["datasets", "logs", "-o", str(tmp_path / "he")]) == 2  # not empty
+    assert "new or empty folder" in capsys.readouterr().err
 
 
 def test_the_readme_runs_from_a_plain_install():

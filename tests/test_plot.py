@@ -234,3 +234,65 @@ def test_every_result_with_an_interval_plots_through_the_protocol(tmp_path):
         assert fig.axes, name
         drawn += 1
     assert drawn >= 20
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_leaderboard_figure_draws_each_interval_and_rank_interval(tmp_path):
+    from matplotlib.colors import to_hex
+
+    from booteval.plot import draw, plot_leaderboard
+
+    rng = np.random.default_rng(11)
+    systems = {f"m{j}": (rng.random(300) < 0.55 + 0.02 * j).astype(int) for j in range(7)}
+    lb = booteval.leaderboard(systems, n_resamples=600, seed=0)
+    fig = plot_leaderboard(lb, tmp_path / "lb.png", scale=100)
+    _check_png(tmp_path / "lb.png", fig)
+    left, right = fig.axes
+    k = len(lb.entries)
+    assert [t.get_text() for t in left.get_yticklabels()] == list(lb.names)
+    # one interval per system, best at the top, in the scaled units
+    (lines,) = left.collections[:1]
+    segments = lines.get_segments()
+    assert len(segments) == k
+    for e, seg, y in zip(lb.entries, segments, range(k - 1, -1, -1), strict=True):
+        assert seg[:, 0].tolist() == pytest.approx([e.low * 100, e.high * 100])
+        assert seg[:, 1].tolist() == [y, y]
+    dots = left.collections[1].get_offsets()
+    assert dots[:, 0].tolist() == pytest.approx([e.estimate * 100 for e in lb.entries])
+    # one rank bar per system over its ranks rank_low .. rank_high, the expected rank a dot
+    bars = right.patches
+    assert len(bars) == k
+    for e, bar in zip(lb.entries, bars, strict=True):
+        assert bar.get_x() == pytest.approx(e.rank_low - 0.4)
+        assert bar.get_x() + bar.get_width() == pytest.approx(e.rank_high + 0.4)
+    expected = right.collections[0].get_offsets()
+    assert expected[:, 0].tolist() == pytest.approx(list(lb.expected_rank.values()))
+    assert right.get_xlabel() == "rank (95% interval)\ndot: expected rank"
+    # the systems tied with the leader in colour, the others grey
+    tied = set(lb.tied_with_leader())
+    assert 1 < len(tied) < k
+    colours = [to_hex(c) for c in left.collections[1].get_facecolors()]
+    assert [c == "#1f4e79" for c in colours] == [e.name in tied for e in lb.entries]
+    assert f"tied with the leader ({len(tied)} of {k}" in fig._suptitle.get_text()
+    # the result's plot() draws it; the forest and the heat map stay available
+    assert [a.get_xlabel() for a in lb.plot().axes][1] == right.get_xlabel()
+    assert draw(lb, "leaderboard").axes[1].get_xlabel() == right.get_xlabel()
+    assert lb.plot_forest().axes and lb.plot_pairwise().axes
+    with pytest.raises(InvalidInputError, match="`leaderboard_result`"):
+        plot_leaderboard(booteval.ci(A, **KW))
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_leaderboard_figure_grows_with_the_systems():
+    from booteval.plot import plot_leaderboard
+
+    rng = np.random.default_rng(12)
+    heights, sizes = [], []
+    for k in (4, 60):
+        systems = {f"s{j:02d}": (rng.random(60) < 0.3 + 0.01 * j).astype(int) for j in range(k)}
+        lb = booteval.leaderboard(systems, n_resamples=200, seed=0, correction="none")
+        fig = plot_leaderboard(lb)
+        heights.append(fig.get_size_inches()[1])
+        sizes.append(fig.axes[0].get_yticklabels()[0].get_fontsize())
+        assert len(fig.axes[0].get_yticklabels()) == k
+    assert heights[1] > 8 * heights[0] / 4 and sizes[1] < sizes[0]

@@ -26,7 +26,11 @@ PAGE = ROOT / "docs" / "plots.md"
 
 def figure_text(fig) -> list[str]:
     """The words and numbers a figure shows, axes by axes, in drawing order."""
-    lines = [f"suptitle: {fig._suptitle.get_text()}"] if fig._suptitle else []
+    lines = (
+        [f"suptitle: {line}" for line in fig._suptitle.get_text().splitlines()]
+        if fig._suptitle
+        else []
+    )
     for i, ax in enumerate(fig.axes):
         for what, text in (("title", ax.get_title()), ("x", ax.get_xlabel()),
                            ("y", ax.get_ylabel())):  # fmt: skip

@@ -219,13 +219,16 @@ def compare_report(
     return Report("compare", [table], footer, prov, records)
 
 
-def _joint_tables(best: dict[str, float], joint: Any, scale: float, digits: int) -> list[Table]:
-    """P(best) of each system and the simultaneous intervals of every pair."""
-    p_rows = [[name, f"{share:.3f}"] for name, share in best.items()]
+def _joint_tables(board: Any, joint: Any, scale: float, digits: int) -> list[Table]:
+    """P(best) and expected rank of each system, and the simultaneous intervals of every
+    pair."""
+    best, expected = board.p_best, board.expected_rank
+    p_rows = [[name, f"{share:.3f}", f"{expected[name]:.2f}"] for name, share in best.items()]
     return [
-        Table(["system", "P(best)"], p_rows, ["l", "r"], title="probability of being best"),
+        Table(["system", "P(best)", "E[rank]"], p_rows, ["l", "r", "r"],
+              title="probability of being best, expected rank"),
         Table(*joint.table(scale, digits), ["l", "r", "l"], title=joint.title),
-    ]
+    ]  # fmt: skip
 
 
 def leaderboard_report(
@@ -289,7 +292,7 @@ def leaderboard_report(
         tables.append(Table(phead, prow, ["l", "r", "r", "r", "l"], title="pairwise differences"))
     best, sim = (board.p_best, board.simultaneous()) if joint else (None, None)
     if best is not None:
-        tables.extend(_joint_tables(best, sim, scale, digits))
+        tables.extend(_joint_tables(board, sim, scale, digits))
     prov = provenance([board], correction=board.correction)
     if board.system_methods:  # each system's interval is booteval.ci's; the pairs' their own
         prov["method"] = {
@@ -302,15 +305,18 @@ def leaderboard_report(
         "(ties share the minimum rank)",
         "group: systems sharing a letter are not separated "
         f"({board.correction}-adjusted p >= {board.alpha:g})",
+        *([sim.tied_line] if sim is not None else []),
         *footer_notes([("", board)]),
     ]
     d = board.to_dict()
     extra = {k: v for k, v in d.items() if k != "systems"}
     if best is not None:  # the same figures as the tables, unscaled, for JSON
         extra["p_best"] = best
+        extra["expected_rank"] = board.expected_rank
         extra["simultaneous"] = {
             "confidence_level": sim.confidence_level, "critical_value": sim.critical_value,
-            "pairs": [dict(p) for p in sim.pairs],
+            "pairs": [dict(p) for p in sim.pairs], "leader": sim.leader,
+            "tied_with_leader": list(sim.tied_with_leader),
         }  # fmt: skip
     return Report("leaderboard", tables, footer, prov, d["systems"], extra)
 

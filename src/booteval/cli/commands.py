@@ -105,6 +105,21 @@ def _write_logs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _other_doors(
+    args: argparse.Namespace, metrics: list[Any], on_logs: Any, on_judge: Any
+) -> tuple[int | None, tuple[Any, str]]:
+    """Harness logs (without ``--system``) and judge corrections (``--human``) are answered
+    by their own modules: ``(exit status, (None, ""))`` then; otherwise ``(None, (frame,
+    display name))`` of the input for the command itself."""
+    run = _harness(args)
+    if run is not None:
+        return on_logs(args, run, metrics), (None, "")
+    df, file = _load(args)
+    if getattr(args, "human", None):
+        return on_judge(args, df, file), (None, "")
+    return None, (df, file)
+
+
 # ------------------------------------------------------------------------------- ci
 def _cmd_ci(args: argparse.Namespace) -> int:
     from ..inference.confidence import ci
@@ -114,12 +129,9 @@ def _cmd_ci(args: argparse.Namespace) -> int:
     metrics = _metrics(args)
     for m in metrics:
         _check_y_true(m, args)
-    run = _harness(args)
-    if run is not None:
-        return harness_ci(args, run, metrics)
-    df, file = _load(args)
-    if args.human:
-        return judge_ci(args, df, file)
+    done, (df, file) = _other_doors(args, metrics, harness_ci, judge_ci)
+    if done is not None:
+        return done
     groups: list[tuple[str, Any]] = []  # (system name, row mask or None)
     if args.system:
         sys_col = group_column(df, args.system, file, "--system")
@@ -294,12 +306,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
                 f"--test {args.test} applies to the metric {need[args.test]} only; received "
                 f"--metric {m.label} (use --test bootstrap or permutation)"
             )
-    run = _harness(args)
-    if run is not None:
-        return harness_compare(args, run, metrics)
-    df, file = _load(args)
-    if args.human:
-        return judge_compare(args, df, file)
+    done, (df, file) = _other_doors(args, metrics, harness_compare, judge_compare)
+    if done is not None:
+        return done
     wide, col_a, col_b, flag, names = _pair_columns(df, args, file)
     name_a, name_b = names.split("\t")
     design = _design(wide, args, file)
@@ -373,7 +382,10 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     _emit(args, leaderboard_report(board, scale=args.scale, digits=args.digits, pairs=args.pairs,
                                    joint=args.joint))  # fmt: skip
     if args.plot:
-        _plot(args, "plot_pairwise", board, scale=args.scale, digits=args.digits)
+        _plot(args, "plot_leaderboard", board, scale=args.scale, digits=args.digits)
+    if args.plot_pairs:
+        _plot(args, "plot_pairwise", board, scale=args.scale, digits=args.digits,
+              path=args.plot_pairs)  # fmt: skip
     return 0
 
 

@@ -165,10 +165,13 @@ def _check_outputs(args: argparse.Namespace) -> None:
             hint = f" ({exc.hint})" if exc.hint else ""
             raise CliError(f"{flag} {value}: expected {exc.expected}{hint}") from None
     path = getattr(args, "plot", None)
-    if path and Path(path).suffix.lower() not in _PLOT_SUFFIXES:
-        raise CliError(f"--plot {path}: expected a file name ending in .png, .pdf or .svg")
+    pairs = getattr(args, "plot_pairs", None)
+    for flag, target in (("--plot", path), ("--plot-pairs", pairs)):
+        if target and Path(target).suffix.lower() not in _PLOT_SUFFIXES:
+            raise CliError(f"{flag} {target}: expected a file name ending in .png, .pdf or .svg")
     inputs = _input_paths(args)
-    for flag, target in (("--plot", path), ("--output", getattr(args, "output", None))):
+    for flag, target in (("--plot", path), ("--plot-pairs", pairs),
+                         ("--output", getattr(args, "output", None))):  # fmt: skip
         if not target:
             continue
         parent = Path(target).parent
@@ -236,8 +239,9 @@ def _input_paths(args: argparse.Namespace) -> set[Path]:
 
 
 def _plot(args: argparse.Namespace, function: str, *a: Any, **k: Any) -> None:
-    """Draw with ``booteval.plot.<function>`` (imported only now) and save to ``--plot``."""
-    path = args.plot
+    """Draw with ``booteval.plot.<function>`` (imported only now) and save to ``--plot`` (or
+    to ``path=``)."""
+    path = k.pop("path", None) or args.plot
     os.environ.setdefault("MPLBACKEND", "Agg")
     try:
         from .. import plot as plotting

@@ -226,7 +226,7 @@ def harness_leaderboard(args: argparse.Namespace, run: Any, metric: Any) -> int:
     _check(args, run, [metric])
     if args.method in STUDENTIZED:
         raise CliError("--method: expected bca, percentile, basic or normal for a leaderboard")
-    if args.plot and len(run.parts) > 1:
+    if (args.plot or args.plot_pairs) and len(run.parts) > 1:
         raise CliError(f"--plot draws one leaderboard; the logs give {len(run.parts)} (task, "
                        "score) parts: choose one with --task and --score")  # fmt: skip
     boards = []
@@ -249,7 +249,10 @@ def harness_leaderboard(args: argparse.Namespace, run: Any, metric: Any) -> int:
     report = reports[0] if len(reports) == 1 else _stack(reports, [p for p, _ in boards])
     _finish(args, run, report)
     if args.plot:
-        _plot(args, "plot_pairwise", boards[0][1], scale=args.scale, digits=args.digits)
+        _plot(args, "plot_leaderboard", boards[0][1], scale=args.scale, digits=args.digits)
+    if args.plot_pairs:
+        _plot(args, "plot_pairwise", boards[0][1], scale=args.scale, digits=args.digits,
+              path=args.plot_pairs)  # fmt: skip
     return 0
 
 

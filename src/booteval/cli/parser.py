@@ -277,7 +277,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pairs", choices=("adjacent", "all"),
                    help="also list the differences between neighbours, or all pairs")  # fmt: skip
     p.add_argument("--joint", action="store_true", help="also list each system's probability "
-                   "of being best and simultaneous (max-T) intervals of all pairs")  # fmt: skip
+                   "of being best and expected rank, simultaneous (max-T) intervals of all "
+                   "pairs and the systems tied with the leader")  # fmt: skip
+    p.add_argument("--plot-pairs", metavar="FILE",
+                   help="also draw the matrix of pairwise differences to FILE (--plot draws "
+                   "each system's interval and rank interval)")  # fmt: skip
     p.set_defaults(func=_cmd_leaderboard)
 
     # correlate

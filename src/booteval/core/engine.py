@@ -5,15 +5,15 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..metrics.base import Evaluator
+from .blas import one_blas_thread as _one_blas_thread
 from .design import Design
 from .errors import (
     BootevalError,
@@ -546,34 +546,6 @@ def _compiled_chunks(
 #: OpenMP nor TBB is available) aborts the process on concurrent parallel launches, and
 #: each run already uses every thread it is given
 _kernel_lock = threading.Lock()
-
-_blas_lock = threading.Lock()
-_blas_state: dict[str, Any] = {"users": 0, "limiter": None}
-
-
-@contextmanager
-def _one_blas_thread() -> Iterator[None]:
-    """One BLAS thread while our worker threads run (a process-wide setting).
-
-    A multi-threaded BLAS inside each of our threads oversubscribes the cores
-    (measured 1.6x slower on the integer-count products of text metrics). The
-    limit is set by the first of any concurrent runs and lifted by the last, so
-    that overlapping runs from several user threads restore the original setting.
-    """
-    with _blas_lock:
-        if _blas_state["users"] == 0:
-            from threadpoolctl import threadpool_limits
-
-            _blas_state["limiter"] = threadpool_limits(limits=1, user_api="blas")
-        _blas_state["users"] += 1
-    try:
-        yield
-    finally:
-        with _blas_lock:
-            _blas_state["users"] -= 1
-            if _blas_state["users"] == 0:
-                _blas_state["limiter"].restore_original_limits()
-                _blas_state["limiter"] = None
 
 
 def resolve_workers(workers: int | None) -> int:

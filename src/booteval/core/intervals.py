@@ -43,9 +43,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.special import betainc, ndtr, ndtri
+from scipy.special import ndtr, ndtri
 
 from .errors import DegenerateIntervalWarning, InvalidInputError, warn
+from .order_stats import (
+    _quantile_mcse,
+    basic_endpoints,
+    order_statistic_quantile,
+    quantile_endpoints,
+)
 from .transforms import Transform, log_transform, resolve_transform
 
 __all__ = [
@@ -55,8 +61,11 @@ __all__ = [
     "IntervalOutcome",
     "Transform",
     "bca_levels",
+    "bca_levels_of",
     "compute_interval",
+    "fraction_below",
     "log_transform",
+    "normal_endpoints",
     "order_statistic_quantile",
     "resolve_transform",
 ]
@@ -165,72 +174,6 @@ class CountedJackknife:
         return CountedJackknife(np.asarray(self.values) - np.asarray(other.values), self.counts)
 
 
-def order_statistic_quantile(sorted_values: np.ndarray, p: float) -> float:
-    """The ``ceil(p * B)``-th smallest value (1-based), clamped to the sample.
-
-    Examples
-    --------
-    >>> x = np.arange(1, 10_001, dtype=float)
-    >>> order_statistic_quantile(x, 0.025), order_statistic_quantile(x, 0.975)
-    (250.0, 9750.0)
-    """
-    b = sorted_values.shape[0]
-    k = math.ceil(p * b - 1e-9)
-    k = min(max(k, 1), b)
-    return float(sorted_values[k - 1])
-
-
-def _quantile_mcse(sorted_values: np.ndarray, p: float) -> float:
-    """The Monte Carlo SD of the ``ceil(p B)``-th order statistic of ``B`` replicates.
-
-    It is that order statistic's SD when ``B`` values are drawn from the replicates' own
-    distribution (Maritz & Jarrett, 1978): the ``i``-th smallest value is the order
-    statistic with probability ``I(i / B) - I((i - 1) / B)``, ``I`` the regularized
-    incomplete beta function with parameters ``(r, B - r + 1)``. Tied values (a metric
-    on a lattice, such as a difference of accuracies) are handled as they are: the
-    endpoint moves between lattice points only as often as the replicates say.
-    Weights further than 10 binomial SDs from ``r`` (under 1e-20) are left out.
-    """
-    b = sorted_values.shape[0]
-    r = min(max(math.ceil(p * b - 1e-9), 1), b)
-    half = int(10.0 * math.sqrt(b * p * (1.0 - p))) + 2
-    first, last = max(r - half, 1), min(r + half, b)
-    cdf = betainc(r, b - r + 1, np.arange(first - 1, last + 1) / b)
-    w = np.diff(cdf)
-    x = sorted_values[first - 1 : last]
-    live = w > 1e-15
-    if not np.all(np.isfinite(x[live])):
-        return math.nan  # an infinite quantile (zero standard errors) has no Monte Carlo SE
-    w, x = w[live], x[live]
-    w = w / w.sum()
-    mu = float(w @ x)
-    return math.sqrt(max(float(w @ (x - mu) ** 2), 0.0))
-
-
-def _quantile_slope(sorted_values: np.ndarray, p: float) -> float:
-    """d(quantile)/d(level) near ``p``, from the order statistics one binomial SD away."""
-    b = sorted_values.shape[0]
-    sd = math.sqrt(max(b * p * (1 - p), 1.0))
-    lo = min(max(math.floor(p * b - sd), 1), b)
-    hi = min(max(math.ceil(p * b + sd), 1), b)
-    if hi == lo:
-        return 0.0
-    return float(sorted_values[hi - 1] - sorted_values[lo - 1]) / ((hi - lo) / b)
-
-
-def _bca_level_slope(level_z: float, z0: float, acc: float) -> float:
-    """d(BCa level)/d(p0), ``p0`` the fraction of replicates below the estimate
-    (``z0 = Phi^-1(p0)``)."""
-    phi = math.exp(-0.5 * z0 * z0) / math.sqrt(2 * math.pi)
-    if phi <= 0:
-        return 0.0
-    u = z0 + level_z
-    den = 1.0 - acc * u
-    arg = z0 + u / den
-    dlevel = math.exp(-0.5 * arg * arg) / math.sqrt(2 * math.pi) * (1.0 + 1.0 / (den * den))
-    return dlevel / phi
-
-
 def bca_levels(
     estimate: float,
     replicates: np.ndarray,
@@ -268,14 +211,54 @@ def bca_levels(
     >>> z0, a
     (0.0, 0.0)
     """
-    notes: list[str] = []
-    b = replicates.shape[0]
-    below = float(np.count_nonzero(replicates < estimate))
-    if ties == "half":
-        below += 0.5 * float(np.count_nonzero(replicates == estimate))
-    elif ties != "below":
+    if ties not in ("half", "below"):
         raise InvalidInputError("ties", "'half' or 'below'", repr(ties))
-    p0 = below / b
+    p0 = fraction_below(
+        int(np.count_nonzero(replicates < estimate)),
+        int(np.count_nonzero(replicates == estimate)), replicates.shape[0], ties,
+    )  # fmt: skip
+    return bca_levels_of(p0, lambda: _jackknife_moments(jackknife, counts), alpha)
+
+
+def fraction_below(below: int, equal: int, b: int, ties: str) -> float:
+    """BCa's ``p0`` from the counts of replicates below and equal to the estimate (those
+    equal count one half with ``ties="half"``, none with ``"below"``).
+
+    Examples
+    --------
+    >>> fraction_below(40, 20, 100, "half"), fraction_below(40, 20, 100, "below")
+    (0.5, 0.4)
+    """
+    below_f = float(below)
+    if ties == "half":
+        below_f += 0.5 * float(equal)
+    return below_f / b
+
+
+def _jackknife_moments(jackknife: np.ndarray, counts: np.ndarray | None) -> tuple[float, float]:
+    """``(sum c d^2, sum c d^3)`` of the centred jackknife values ``d`` (each standing for
+    ``c`` units); the second is NaN where the first is not positive and finite."""
+    c = np.ones(jackknife.shape) if counts is None else np.asarray(counts, dtype=float)
+    d = float(np.sum(c * jackknife) / np.sum(c)) - jackknife
+    ss = float(np.sum(c * d * d))
+    if ss <= 0.0 or not math.isfinite(ss):
+        return ss, math.nan
+    return ss, float(np.sum(c * d * d * d))
+
+
+def bca_levels_of(
+    p0: float, moments: Any, alpha: float
+) -> tuple[float, float, float, float, list[str]]:
+    """:func:`bca_levels` from ``p0`` (:func:`fraction_below`) and ``moments()``, the
+    jackknife's ``(sum c d^2, sum c d^3)`` (called only where ``p0`` is inside (0, 1)).
+
+    Examples
+    --------
+    >>> lo, hi, z0, a, notes = bca_levels_of(0.5, lambda: (2.0, 0.0), 0.1)
+    >>> round(lo, 3), round(hi, 3), z0, a
+    (0.05, 0.95, 0.0, 0.0)
+    """
+    notes: list[str] = []
     if p0 <= 0.0 or p0 >= 1.0:
         notes.append(
             "BCa undefined: the estimate lies outside the bootstrap distribution "
@@ -283,15 +266,12 @@ def bca_levels(
         )
         return math.nan, math.nan, math.copysign(math.inf, p0 - 0.5), math.nan, notes
     z0 = float(ndtri(p0))
-
-    c = np.ones(jackknife.shape) if counts is None else np.asarray(counts, dtype=float)
-    d = float(np.sum(c * jackknife) / np.sum(c)) - jackknife
-    ss = float(np.sum(c * d * d))
+    ss, cube = moments()
     if ss <= 0.0 or not math.isfinite(ss):
         notes.append("jackknife values have zero variance: acceleration set to 0")
         acc = 0.0
     else:
-        acc = float(np.sum(c * d * d * d) / (6.0 * ss**1.5))
+        acc = cube / (6.0 * ss**1.5)
 
     levels = []
     for z_alpha in (float(ndtri(alpha / 2)), float(ndtri(1 - alpha / 2))):
@@ -305,6 +285,24 @@ def bca_levels(
             return math.nan, math.nan, z0, acc, notes
         levels.append(float(ndtr(z0 + num / den)))
     return levels[0], levels[1], z0, acc, notes
+
+
+def normal_endpoints(
+    theta: float, mean: float, sd: float, alpha: float, b: int
+) -> tuple[float, float, float, dict[str, float]]:
+    """The bias-corrected normal interval from the replicates' mean and SD (``ddof=1``),
+    the endpoints' (common) Monte Carlo error, and the details (bias, SD).
+
+    Examples
+    --------
+    >>> lo, hi, mc, details = normal_endpoints(1.0, 1.0, 0.5, 0.05, 10_000)
+    >>> round(lo, 3), round(hi, 3), details
+    (0.02, 1.98, {'bias': 0.0, 'sd': 0.5})
+    """
+    bias = mean - theta
+    z = float(ndtri(1 - alpha / 2))
+    mc = math.sqrt(sd * sd / b + (z * sd) ** 2 / (2 * (b - 1)))
+    return theta - bias - z * sd, theta - bias + z * sd, mc, {"bias": bias, "sd": sd}
 
 
 def _check_monotone(g: Transform, reps: np.ndarray, estimate: float) -> None:
@@ -460,43 +458,17 @@ def compute_interval(
                         "increase n_resamples"
                     )
             details.update(levels=(lev_lo, lev_hi))
-        lo_t = order_statistic_quantile(srt, lev_lo)
-        hi_t = order_statistic_quantile(srt, lev_hi)
-        mc_lo, mc_hi = _quantile_mcse(srt, lev_lo), _quantile_mcse(srt, lev_hi)
-        if method == "bca" and "levels" in details and math.isfinite(details.get("z0", math.nan)):
-            # BCa's levels move with z0, itself estimated from the same B replicates: the
-            # endpoint is q(level(p0)) with both the quantile and p0 read off one empirical
-            # distribution, whose values at two points covary (min(F1, F2) - F1 F2) / B
-            z0, acc = details["z0"], details["acceleration"]
-            p0 = float(ndtr(z0))
-            mc = []
-            for lev, z_a, mc_q in (
-                (lev_lo, float(ndtri(alpha / 2)), mc_lo),
-                (lev_hi, float(ndtri(1 - alpha / 2)), mc_hi),
-            ):
-                slope = _quantile_slope(srt, lev)
-                d = _bca_level_slope(z_a, z0, acc)
-                var = (
-                    mc_q * mc_q
-                    + slope
-                    * slope
-                    * (d * d * p0 * (1.0 - p0) - 2.0 * d * (min(lev, p0) - lev * p0))
-                    / b
-                )
-                mc.append(math.sqrt(max(var, 0.0)) if math.isfinite(var) else mc_q)
-            mc_lo, mc_hi = mc
+        bca = None
+        if method == "bca" and math.isfinite(details["z0"]):
+            bca = (details["z0"], details["acceleration"])
+        lo_t, hi_t, mc_lo, mc_hi = quantile_endpoints(srt, lev_lo, lev_hi, alpha, bca)
     elif method == "basic":
-        lo_t = 2 * theta - order_statistic_quantile(srt, 1 - alpha / 2)
-        hi_t = 2 * theta - order_statistic_quantile(srt, alpha / 2)
-        mc_lo, mc_hi = _quantile_mcse(srt, 1 - alpha / 2), _quantile_mcse(srt, alpha / 2)
+        lo_t, hi_t, mc_lo, mc_hi = basic_endpoints(srt, theta, alpha)
     elif method == "normal":
-        bias = float(np.mean(t_reps)) - theta
-        sd = float(np.std(t_reps, ddof=1))
-        z = float(ndtri(1 - alpha / 2))
-        lo_t, hi_t = theta - bias - z * sd, theta - bias + z * sd
-        mc = math.sqrt(sd * sd / b + (z * sd) ** 2 / (2 * (b - 1)))
-        mc_lo = mc_hi = mc
-        details.update(bias=bias, sd=sd)
+        mean, sd = float(np.mean(t_reps)), float(np.std(t_reps, ddof=1))
+        lo_t, hi_t, mc_lo, normal = normal_endpoints(theta, mean, sd, alpha, b)
+        mc_hi = mc_lo
+        details.update(normal)
     else:  # studentized
         if standard_error is None or replicate_standard_errors is None:
             raise InvalidInputError(

@@ -44,14 +44,16 @@ Callables and compressed cells have no kernel;
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numba
 import numpy as np
 from numba import njit, prange
 
+from .blas import one_blas_thread
+from .cache import user_cache_dir
 from .streams import seed_sequence
 
 __all__ = [
@@ -92,13 +94,7 @@ def cache_dir() -> str:
     """
     if os.environ.get("NUMBA_CACHE_DIR"):
         return os.environ["NUMBA_CACHE_DIR"]
-    if os.name == "nt":
-        base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~")
-    elif sys.platform == "darwin":
-        base = os.path.join(os.path.expanduser("~"), "Library", "Caches")
-    else:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "booteval", "numba")
+    return user_cache_dir("numba")
 
 
 if _CACHE:  # read by numba when each cached kernel below is defined
@@ -283,6 +279,21 @@ def _strata_sum_kernel(stats, offsets, k0, k1, start, out):  # pragma: no cover 
             out[r, j] = acc[j]
 
 
+@njit(cache=_CACHE, nogil=True)
+def _count_matrix(perm, offsets, k0, k1, start, out):  # pragma: no cover - compiled
+    """Row ``r`` of ``out`` (zeroed here): how often replicate ``start + r`` draws each
+    row, as :func:`_sum_kernel` draws them (``perm`` empty) or, within strata, as
+    :func:`_strata_sum_kernel` does (``perm``, ``offsets``: the units by stratum). On the
+    calling thread, without the GIL (:func:`_product_sums` runs blocks on threads)."""
+    for r in range(out.shape[0]):
+        row = out[r]
+        row[:] = 0
+        if perm.shape[0] == 0:
+            _count_draws(row, k0, k1, start + r)
+        else:
+            _draw_units(row, perm, offsets, k0, k1, start + r)
+
+
 # ------------------------------------------------------------------------------- Python side
 
 
@@ -426,6 +437,10 @@ def _kernel_sums(
     offsets = None
     if strata is not None:  # rows grouped by stratum, and where each group starts
         order, offsets = _by_stratum(strata)
+    exact = _exact_product(drawn)
+    if exact is not None:  # counts times statistics, one matrix product per block
+        return _product_sums(drawn, exact, ones, order if strata is not None else None, offsets)
+    if offsets is not None:
         drawn = np.ascontiguousarray(drawn[order])
 
     def sums(seed: int, start: int, stop: int) -> np.ndarray:
@@ -451,6 +466,85 @@ def _kernel_sums(
         return out
 
     return sums
+
+
+#: the fewest drawn columns for which the counts' matrix product beats the sums kernel,
+#: and the most rows (each block of replicates holds a ``(replicates, rows)`` count matrix)
+_PRODUCT_COLUMNS = 16
+_PRODUCT_ROWS = 1 << 20
+#: count-matrix entries of one block of replicates (16 MiB of float32)
+_PRODUCT_BLOCK = 1 << 22
+
+
+def _exact_product(drawn: np.ndarray) -> type | None:
+    """The float type in which ``counts @ drawn`` equals the sums kernel's sums to the last
+    bit, where one does: integer statistics (0/1 outcomes, counts) whose every partial sum
+    is an integer that float32 (below ``2**24``) or float64 (below ``2**53``) holds, so
+    that any order of summation, the kernel's draw order or a BLAS product's, gives the
+    same exact sum. ``None`` for other statistics, few columns or many rows (the kernel)."""
+    n, k = drawn.shape
+    if k < _PRODUCT_COLUMNS or n > _PRODUCT_ROWS or drawn.size == 0:
+        return None
+    with np.errstate(invalid="ignore"):
+        top = float(np.max(np.abs(drawn)))
+    if not np.isfinite(top) or not np.array_equal(drawn, np.round(drawn)):
+        return None
+    bound = n * max(top, 1.0)  # counts add up to the n draws: |partial sums| <= n * max|x|
+    return np.float32 if bound < 2**24 else np.float64 if bound < 2**53 else None
+
+
+def _product_sums(
+    drawn: np.ndarray, dtype: type, ones: np.ndarray, order: np.ndarray | None,
+    offsets: np.ndarray | None,
+) -> Callable[[int, int, int], np.ndarray]:  # fmt: skip
+    """:func:`_kernel_sums` as a matrix product: each block of replicates' counts (drawn as
+    the kernels draw them) times the statistics, exact (:func:`_exact_product`)."""
+    n, k = drawn.shape
+    distinct, copy_of = _distinct_columns(drawn)  # e.g. x and x**2 of 0/1 outcomes
+    stats = np.ascontiguousarray(drawn[:, distinct], dtype=dtype)
+    perm = np.zeros(0, np.int64) if order is None else order
+    edges = np.zeros(1, np.int64) if offsets is None else offsets
+    rows = max(1, _PRODUCT_BLOCK // max(n, 1))
+
+    def sums(seed: int, start: int, stop: int) -> np.ndarray:
+        k0, k1 = stream_key(seed)
+        _compile_notice(_count_matrix)
+        part = np.empty((stop - start, k))
+
+        def block(lo: int) -> None:  # counts, then their product with the statistics
+            hi = min(lo + rows, stop)
+            counts = np.empty((hi - lo, n), dtype=dtype)
+            _count_matrix(perm, edges, k0, k1, np.int64(lo), counts)
+            part[lo - start : hi - start] = (counts @ stats)[:, copy_of]
+
+        starts = range(start, stop, rows)
+        workers = min(numba.get_num_threads(), len(starts))  # the run's threads
+        with one_blas_thread():  # each block's product on its own thread
+            if workers == 1:
+                for lo in starts:
+                    block(lo)
+            else:
+                with ThreadPoolExecutor(workers) as pool:
+                    list(pool.map(block, starts))
+        if not ones.any():
+            return part
+        out = np.empty((stop - start, ones.shape[0]))
+        out[:, ~ones] = part
+        out[:, ones] = float(n)
+        return out
+
+    return sums
+
+
+def _distinct_columns(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first of each set of equal columns of ``x``, and for every column the position
+    of its equal among those (``x[:, distinct][:, copy_of]`` is ``x``)."""
+    key = np.sin(1.618 * np.arange(1, x.shape[0] + 1)) @ x  # equal columns, equal keys
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    same = np.all(x == x[:, first[inverse]], axis=0)  # the keys' groups, checked
+    distinct = np.sort(np.r_[first, np.flatnonzero(~same)])
+    copy_of = np.searchsorted(distinct, np.where(same, first[inverse], np.arange(x.shape[1])))
+    return distinct, copy_of
 
 
 def sums_runner(stats: np.ndarray, values_of_sums: Callable[[np.ndarray], np.ndarray]) -> Runner:
@@ -527,18 +621,20 @@ def stacked_runner(parts: list[object], strata: np.ndarray | None = None) -> Run
     if len({ev.unit_stats.shape[0] for ev in evaluators}) != 1:
         return "the compiled engine needs the systems on the same rows"
     widths = [ev.unit_stats.shape[1] for ev in evaluators]
-    stats = np.ascontiguousarray(np.hstack([ev.unit_stats for ev in evaluators]), dtype=np.float64)
     edges = np.r_[0, np.cumsum(widths)]
-    kernel_sums = _kernel_sums(stats, strata)
     with_se = all(ev.se_by_sums for ev in evaluators)  # each system's studentized sums
     prepared: list[tuple[Callable[[int, int, int], np.ndarray], np.ndarray]] = []
+    plain: list[Callable[[int, int, int], np.ndarray]] = []  # prepared on first use
 
     def run(
         seed: int, start: int, stop: int, want_se: bool
     ) -> tuple[np.ndarray, np.ndarray | None]:
         values = np.empty((stop - start, len(evaluators)))
         if not (want_se and with_se):
-            sums = kernel_sums(seed, start, stop)
+            if not plain:
+                stats = np.hstack([ev.unit_stats for ev in evaluators])
+                plain.append(_kernel_sums(np.ascontiguousarray(stats, dtype=np.float64), strata))
+            sums = plain[0](seed, start, stop)
             for j, (ev, shift) in enumerate(zip(evaluators, shifts, strict=True)):
                 values[:, j] = np.asarray(ev.from_sums(sums[:, edges[j] : edges[j + 1]])) + shift
             return values, None

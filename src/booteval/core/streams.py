@@ -64,6 +64,8 @@ STREAMS: dict[str, tuple[int, ...]] = {
     "kernels.threshold.test": (17, 1),  # and its test draws
     "kernels.meta": (18,),  # the compiled crossed bootstrap of the meta-evaluation
     "kernels.meta.swaps": (19,),  # the compiled permutation test of two correlations
+    "calibrated": (20,),  # the inner resamples of the calibrated bootstrap, by replicate
+    "kernels.calibrated": (21,),  # and the compiled engine's, by replicate
 }
 
 

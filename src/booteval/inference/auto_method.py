@@ -448,22 +448,34 @@ def case_of(
 def paired_case_of(
     m: Metric, arrays_a: tuple[np.ndarray, ...], arrays_b: tuple[np.ndarray, ...], design: Any,
     *, studentized: bool = True, analytic_se: bool = True, known_outcomes: tuple | None = None,
+    known_scores: tuple | None = None, known_pair: tuple[int | None, bool] | None = None,
 ) -> Case:  # fmt: skip
-    """The :class:`Case` of :func:`booteval.compare`'s difference ``B - A`` of a metric
-    (``known_outcomes``: both systems' :func:`outcomes`, where already computed)."""
+    """The :class:`Case` of :func:`booteval.compare`'s difference ``B - A`` of a metric.
+
+    Where already computed (a leaderboard computes them for all pairs at once):
+    ``known_outcomes``, both systems' :func:`outcomes`; ``known_scores``, both systems'
+    per-row scores (``m.row_scores``); ``known_pair``, the pair's discordant rows (of
+    two systems' outcomes, else ``None``) and whether the per-row differences of the
+    scores are all equal.
+    """
     if known_outcomes is None:
         known_outcomes = (outcomes(m, arrays_a), outcomes(m, arrays_b))
     y_a, y_b = known_outcomes
-    discordant = None
-    s_a, s_b = m.row_scores(*arrays_a), m.row_scores(*arrays_b)
+    if known_scores is None:
+        known_scores = (m.row_scores(*arrays_a), m.row_scores(*arrays_b))
+    s_a, s_b = known_scores
     kind = "difference" if s_a is None else "mean-difference"
-    constant = False
-    if s_a is not None and s_b is not None:
-        d = s_b - s_a
-        constant = bool(np.all(d == d[0]))
+    if known_pair is not None:
+        discordant, constant = known_pair
+    else:
+        discordant, constant = None, False
+        if s_a is not None and s_b is not None:
+            d = s_b - s_a
+            constant = bool(np.all(d == d[0]))
+        if y_a is not None and y_b is not None:
+            _, only_a, only_b, _ = paired_counts(y_a, y_b)
+            discordant = only_a + only_b
     if y_a is not None and y_b is not None:
-        _, only_a, only_b, _ = paired_counts(y_a, y_b)
-        discordant = only_a + only_b
         kind = "proportion-difference"
     return Case(
         family=kind,

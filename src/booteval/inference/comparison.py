@@ -20,7 +20,7 @@ from ..core.engine import (
     screen_undefined,
 )
 from ..core.errors import DegenerateIntervalWarning, InvalidInputError, collect_warnings, warn
-from ..core.intervals import METHODS, STUDENTIZED, compute_interval
+from ..core.intervals import METHODS, RESAMPLED, STUDENTIZED, compute_interval
 from ..core.options import entry_point
 from ..core.paired import StackedEvaluator, check_defined, pair_inputs, paired_arrays
 from ..core.params import ALTERNATIVES, TESTS
@@ -138,9 +138,60 @@ def bootstrap_p_value(
     >>> round(bootstrap_p_value("percentile", 1.0, reps, "greater"), 3)
     0.252
     """
+    if method in RESAMPLED:
+        tails = replicate_tails(method, estimate, replicates)
+        return resampled_p_value(method, estimate, tails, alternative, jackknife_details)
+    # studentized
+    if t_statistics is None or standard_error is None or not standard_error > 0:
+        return bootstrap_p_value("percentile", estimate, replicates, alternative)
+    t_hat = estimate / standard_error
+    if method == "studentized-symmetric" and alternative == "two-sided":
+        # the symmetric interval excludes 0 when |t| passes the quantile of |t*|; a
+        # one-sided test has no symmetric form and uses the equal-tailed tail below
+        p_two = _tail_mass(np.abs(t_statistics), abs(t_hat), upper=True)
+        return float(min(1.0, max(p_two, 1.0 / (replicates.size + 1.0))))
+    p_greater = _tail_mass(t_statistics, t_hat, upper=True)
+    return _sided(p_greater, replicates.size, alternative)
+
+
+def replicate_tails(
+    method: str, estimate: float, replicates: np.ndarray
+) -> tuple[float, float, int]:
+    """What :func:`resampled_p_value` reads of the replicates for ``method``: for
+    percentile and BCa the counts below and at 0, for the basic interval the counts above
+    and at ``2 * estimate``, for the normal interval their mean and SD (``ddof=1``); and
+    ``B``.
+
+    Examples
+    --------
+    >>> replicate_tails("bca", 1.0, np.array([-1.0, 0.0, 2.0, 3.0]))
+    (1, 1, 4)
+    """
+    b = replicates.size
+    if method == "normal":
+        return float(np.mean(replicates)), float(np.std(replicates, ddof=1)), b
+    if method == "basic":
+        x = 2.0 * estimate
+        return int(np.count_nonzero(replicates > x)), int(np.count_nonzero(replicates == x)), b
+    return int(np.count_nonzero(replicates < 0.0)), int(np.count_nonzero(replicates == 0.0)), b
+
+
+def resampled_p_value(
+    method: str, estimate: float, tails: tuple[float, float, int], alternative: str,
+    jackknife_details: dict[str, Any] | None = None,
+) -> float:  # fmt: skip
+    """:func:`bootstrap_p_value` of a percentile, BCa, basic or normal interval from what
+    it reads of the replicates (:func:`replicate_tails`), for many p-values from counts.
+
+    Examples
+    --------
+    >>> resampled_p_value("percentile", 1.0, (0, 0, 99), "two-sided")  # no replicate <= 0
+    0.02
+    """
+    a, t, b = tails
     if method in ("percentile", "bca"):
-        q = _tail_mass(replicates, 0.0, upper=False)  # mass at or below 0
-        inside = 0 < np.count_nonzero(replicates <= 0.0) < replicates.size
+        q = (1.0 + a + 0.5 * t) / (b + 1.0)  # mass at or below 0
+        inside = 0 < a + t < b
         # with every replicate on one side of 0, BCa's interval stops at the extreme
         # replicate at any level, so it excludes 0: the unmapped tail mass is right
         if (
@@ -150,32 +201,26 @@ def bootstrap_p_value(
             and math.isfinite(jackknife_details.get("z0", math.nan))
             and math.isfinite(jackknife_details.get("acceleration", math.nan))
         ):
-            z0, a = jackknife_details["z0"], jackknife_details["acceleration"]
+            z0, acc = jackknife_details["z0"], jackknife_details["acceleration"]
             w = float(ndtri(min(max(q, 1e-300), 1 - 1e-16))) - z0
-            if 1.0 + a * w > 0:
-                q = float(ndtr(w / (1.0 + a * w) - z0))
-        p_greater = q
-    elif method == "basic":
-        p_greater = _tail_mass(replicates, 2.0 * estimate, upper=True)
-    elif method == "normal":
-        centre = 2.0 * estimate - float(np.mean(replicates))
-        sd = float(np.std(replicates, ddof=1))
-        p_greater = float(ndtr(-centre / sd)) if sd > 0 else (0.0 if centre > 0 else 1.0)
-    else:  # studentized
-        if t_statistics is None or standard_error is None or not standard_error > 0:
-            return bootstrap_p_value("percentile", estimate, replicates, alternative)
-        t_hat = estimate / standard_error
-        if method == "studentized-symmetric" and alternative == "two-sided":
-            # the symmetric interval excludes 0 when |t| passes the quantile of |t*|; a
-            # one-sided test has no symmetric form and uses the equal-tailed tail below
-            p_two = _tail_mass(np.abs(t_statistics), abs(t_hat), upper=True)
-            return float(min(1.0, max(p_two, 1.0 / (replicates.size + 1.0))))
-        p_greater = _tail_mass(t_statistics, t_hat, upper=True)
-    if method == "normal":
+            if 1.0 + acc * w > 0:
+                q = float(ndtr(w / (1.0 + acc * w) - z0))
+        return _sided(q, b, alternative)
+    if method == "basic":
+        return _sided((1.0 + a + 0.5 * t) / (b + 1.0), b, alternative)
+    centre, sd = 2.0 * estimate - a, t
+    p_greater = float(ndtr(-centre / sd)) if sd > 0 else (0.0 if centre > 0 else 1.0)
+    return _sided(p_greater, b, alternative, normal=True)
+
+
+def _sided(p_greater: float, b: int, alternative: str, normal: bool = False) -> float:
+    """The p-value of ``alternative`` from the one-sided ``"greater"`` tail (resolved to
+    ``1 / (B + 1)`` for an empirical tail; the normal tail is exact)."""
+    if normal:
         p_less = 1.0 - p_greater
     else:
         # B replicates resolve tail masses down to 1 / (B + 1), no further
-        floor = 1.0 / (replicates.size + 1.0)
+        floor = 1.0 / (b + 1.0)
         p_greater = max(p_greater, floor)
         p_less = max(1.0 + floor - p_greater, floor)
     if alternative == "greater":

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.calibrated import CALIBRATED, DEFAULT_INNER, run_calibrated
 from ..core.design import make_design
 from ..core.engine import check_choice, check_run_options, run_engine, screen_undefined
 from ..core.errors import (
@@ -26,7 +27,7 @@ from ..core.philox import describe_source, weight_source
 from ..core.validation import MAX_RESAMPLES, check_confidence_level
 from ..distributed import frame_ci, frame_route
 from ..metrics import Metric, resolve_metric
-from ..results import CIResult, IntervalRecipe, LazyJackknife, freeze
+from ..results import CIResult, LazyJackknife, freeze
 from .analytic import wilson_interval
 from .auto_method import (
     CLOSED_FORMS,
@@ -40,6 +41,7 @@ from .auto_method import (
     reason,
     row_scores,
 )
+from .calibrated import recipe
 from .design_effect import clustered_effective_n, row_jackknife
 
 __all__ = ["SharedDraws", "ci", "shared_run", "system_ci"]
@@ -152,8 +154,9 @@ def ci(
     *data: Any, metric: str | Metric | Callable[..., float] | None = None, method: str = "auto",
     confidence_level: float = 0.95, n_resamples: int | str = 10_000, seed: int | None = None,
     batch: int | None = None, strata: Any = None, clusters: Any = None, transform: Any = None,
-    on_undefined: str = "drop", metric_kwargs: dict[str, Any] | None = None, n_inner: int = 50,
-    bca_ties: str = "half", workers: int | None = None, progress: Any = None, engine: str = "auto",
+    on_undefined: str = "drop", metric_kwargs: dict[str, Any] | None = None,
+    n_inner: int | None = None, bca_ties: str = "half", workers: int | None = None,
+    progress: Any = None, engine: str = "auto",
     mcse_target: float | None = None, max_resamples: int | None = None, design: str = "multinomial",
     **columns: str,
 ) -> CIResult:  # fmt: skip
@@ -176,8 +179,12 @@ def ci(
         takes the slow generic path: one call per replicate.
     method : str
         ``"auto"`` (default), ``"bca"``, ``"percentile"``, ``"basic"``, ``"normal"``,
-        ``"studentized"`` or ``"studentized-symmetric"`` (see :mod:`booteval.intervals`
-        for the exact conventions). The studentized methods use the metric's analytic
+        ``"studentized"``, ``"studentized-symmetric"`` (see :mod:`booteval.intervals`
+        for the exact conventions) or ``"calibrated"``: the double bootstrap's calibrated
+        percentile interval (prepivoting; :mod:`booteval.core.calibrated`), ``n_inner``
+        inner resamples per replicate, on the compiled engine for sum metrics (means,
+        proportions, ratios, mean losses) under any design and one replicate at a time
+        with NumPy otherwise. The studentized methods use the metric's analytic
         standard error where it has one (means, proportions, mean losses, precision,
         recall, F1, Pearson, BLEU, ROC-AUC) and a nested bootstrap of ``n_inner``
         resamples per replicate
@@ -231,8 +238,9 @@ def ci(
     metric_kwargs : dict, optional
         Parameters for a named metric or extra keyword arguments for a
         callable, e.g. ``{"average": "macro"}``.
-    n_inner : int
-        Inner resamples per replicate for a nested studentized interval.
+    n_inner : int, optional
+        Inner resamples per replicate: of a nested studentized interval (default 50) or
+        of the calibrated one (default 200); at least 2.
     bca_ties : {"half", "below"}
         How replicates equal to the estimate count in BCa's bias correction:
         one half (default, as scipy) or not at all (R boot).
@@ -283,7 +291,7 @@ def ci(
     >>> print(r.format(scale=100, digits=1))
     80.0 (71.4, 86.9)
     """
-    check_choice(method, "method", ("auto", *METHODS))  # every method, and the default
+    check_choice(method, "method", ("auto", *METHODS, CALIBRATED))  # every method, the default
     table = frame_route(
         data, columns, design=design, method=method, metric=metric,
         metric_kwargs=metric_kwargs, strata=strata, transform=transform, clusters=clusters,
@@ -301,8 +309,9 @@ def ci(
         confidence_level=confidence_level,
         n_resamples=budget[2] if budget else n_resamples, seed=seed,
         method="bca" if auto else method,
-        on_undefined=on_undefined, bca_ties=bca_ties, batch=batch, n_inner=n_inner,
-        workers=workers, engine=engine,
+        on_undefined=on_undefined, bca_ties=bca_ties, batch=batch, workers=workers,
+        n_inner=(DEFAULT_INNER if method == CALIBRATED else 50) if n_inner is None else n_inner,
+        engine=engine, methods=(*METHODS, CALIBRATED),
     )  # fmt: skip
     if not data:
         raise InvalidInputError(
@@ -480,7 +489,11 @@ def _run(
     if shared is not None:
         draws, j = shared
         reuse = lambda key, se: draws.column(key, j, b, se)  # noqa: E731
-    ran = run_engine(evaluator, source, opts, n_resamples=b, want_se=want_se, reuse=reuse)
+    coverage = None
+    if method == CALIBRATED:
+        ran, coverage = run_calibrated(evaluator, source, opts, b, estimate)
+    else:
+        ran = run_engine(evaluator, source, opts, n_resamples=b, want_se=want_se, reuse=reuse)
     reps, ses = ran.values, ran.standard_errors
     design_text = describe_source(design, source) + ran.engine
     engine_notes = ran.notes
@@ -538,9 +551,10 @@ def _run(
         n_undefined=n_undefined, mcse_low=math.nan, mcse_high=math.nan, design=design_text,
         transform=tr.name if tr is not None else None, distribution=freeze(values),
         replicate_standard_errors=freeze(rep_ses), estimate_standard_error=se_hat,
-        _recompute=IntervalRecipe(
-            METHODS, transform=tr, bounds=bounds, ties=opts.bca_ties,
-            notes_after=engine_notes, jackknife=jackknife,
+        _recompute=recipe(
+            METHODS, None if coverage is None else coverage[defined], opts.n_inner,
+            transform=tr, bounds=bounds, ties=opts.bca_ties, notes_after=engine_notes,
+            jackknife=jackknife,
         ),
     )  # fmt: skip
     return run.with_method(method)

@@ -7,7 +7,7 @@ gives, at once:
 * each system's interval (as :func:`booteval.ci` would give it);
 * every pairwise difference with its interval and a p-value (as
   :func:`booteval.compare` would give it), adjusted for the number of pairs;
-* each system's rank with a rank interval;
+* each system's rank with a rank interval, and its expected rank;
 * groups of systems that the data cannot tell apart.
 
 Definitions, stated exactly
@@ -16,6 +16,8 @@ Rank
     1 is the best, respecting the metric's ``greater_is_better``. Ties get the
     *minimum* rank ("competition" ranking: 1, 2, 2, 4), both for the point
     estimates and within each replicate.
+Expected rank
+    The mean of a system's rank over the replicates (ties as above).
 Rank interval
     The percentile interval of a system's rank across the replicates: the
     ``ceil(p * B)``-th smallest rank at ``p = alpha / 2`` and ``1 - alpha / 2``
@@ -73,13 +75,13 @@ from ..distributed.run import TableRun, run_table, source_kind
 from ..metrics import Metric, resolve_metric
 from ..metrics.base import deferred_compression
 from ..results import freeze
-from .auto_method import CLOSED_FORMS, choose, outcomes, paired_case_of, paired_closed_form
+from .auto_method import CLOSED_FORMS, paired_closed_form
 from .confidence import SharedDraws, shared_run, system_ci
+from .leaderboard_pairs import board_pair_methods, board_pairs
 from .leaderboard_results import (
     LeaderboardEntry,
     LeaderboardResult,
     PairwiseDifference,
-    _pair_interval,
     _ranks,
 )
 from .multiple import CORRECTIONS, _letter_groups, _letter_names, adjust_p_values
@@ -288,7 +290,7 @@ def leaderboard(
             run.metric, names, reps.estimates, reps.values, reps.jackknife, run.method,
             run.opts.confidence_level, opts.bca_ties, correction, [], run.n_undefined,
             reps.n_rows, reps.n_clusters, run.opts.n_resamples, run.opts.seed,
-            "paired " + run.design, info=run.notes,
+            "paired " + run.design, info=run.notes, workers=opts.workers,
         )  # fmt: skip
 
     # ---- inputs: name -> outputs, shared labels and design columns
@@ -389,7 +391,7 @@ def leaderboard(
         who = "system" if len(which) == 1 else "systems"
         warn(f"{who} {', '.join(which)}: {message}", category, stacklevel=2)
     # ---- each pair's method: compare's, as method="auto" chooses it for that pair
-    pair_methods = _pair_methods(
+    pair_methods = board_pair_methods(
         m, names, arrays, plan, stacked, opts.method, auto, design == "multinomial"
     )
     jack = None
@@ -402,33 +404,8 @@ def leaderboard(
         m, names, est, reps, jack, "auto" if auto else opts.method, opts.confidence_level,
         opts.bca_ties, correction, notes, n_undefined, n_rows, plan.n_clusters, b, opts.seed,
         "paired " + describe_source(plan, source) + ran, systems_ci=systems_ci,
-        pair_methods=pair_methods, pair_of=pair_of,
+        pair_methods=pair_methods, pair_of=pair_of, workers=opts.workers,
     )  # fmt: skip
-
-
-def _pair_methods(
-    m: Metric, names: list[str], arrays: dict[str, tuple[np.ndarray, ...]], plan: Any,
-    stacked: StackedEvaluator, method: str, auto: bool, studentized: bool,
-) -> dict[tuple[int, int], str]:  # fmt: skip
-    """Each pair's interval method, ``(ia, ib) -> method`` for ``B = ib``, ``A = ia``:
-    ``method``, or with ``auto`` the one :func:`booteval.compare` takes for that pair."""
-    k = len(names)
-    pairs = [(ia, ib) for ia in range(k) for ib in range(k) if ia != ib]
-    if not auto:
-        return dict.fromkeys(pairs, method)
-    grads = [getattr(p, "gradient", None) is not None for p in stacked.parts]
-    ys = [outcomes(m, arrays[name]) for name in names]  # once per system, not per pair
-    out: dict[tuple[int, int], str] = {}
-    for ia, ib in pairs:
-        if (ib, ia) in out:  # the rule does not depend on the orientation
-            out[(ia, ib)] = out[(ib, ia)]
-            continue
-        case = paired_case_of(
-            m, arrays[names[ia]], arrays[names[ib]], plan, studentized=studentized,
-            analytic_se=grads[ia] and grads[ib], known_outcomes=(ys[ia], ys[ib]),
-        )  # fmt: skip
-        out[(ia, ib)] = choose(case).method
-    return out
 
 
 def _pair_by_compare(
@@ -523,6 +500,7 @@ def _board(
     n_rows: int, n_clusters: int | None, b: int, seed: int, design: str,
     info: tuple[str, ...] = (), systems_ci: list[Any] | None = None,
     pair_methods: dict[tuple[int, int], str] | None = None, pair_of: Any = None,
+    workers: int | None = None,
 ) -> LeaderboardResult:  # fmt: skip
     """The leaderboard from every system's ``(B, K)`` replicates on shared weights
     (``notes``: the run's so far; ``info``: notes about the run, not degenerate cases).
@@ -559,29 +537,18 @@ def _board(
     rank_hat = _ranks(est, gib)
     order = sorted(range(k), key=lambda j: (int(rank_hat[j]), j))
     pos = {j: i for i, j in enumerate(order)}
-    rank_reps = np.sort(_ranks(reps, gib), axis=0)
+    rank_all = _ranks(reps, gib)
+    mean_rank = rank_all.mean(axis=0)  # integers: the same sum in any order
+    rank_reps = np.sort(rank_all, axis=0)
     rank_lo = [int(order_statistic_quantile(rank_reps[:, j], alpha / 2)) for j in range(k)]
     rank_hi = [int(order_statistic_quantile(rank_reps[:, j], 1 - alpha / 2)) for j in range(k)]
 
     # ---- pairs in leaderboard order: B is the higher-ranked system
-    raw: list[dict[str, Any]] = []
-    used: list[str] = []
-    pair_pos: list[tuple[int, int]] = []
-    for u in range(k):
-        for v in range(u + 1, k):
-            ib, ia = order[u], order[v]
-            pm = method if pair_methods is None else pair_methods[(ia, ib)]
-            if pm in RESAMPLED:
-                rec, pnotes = _pair_interval(
-                    pm, est, reps, jack, ia, ib, level, m.bounds, bca_ties,
-                    (names[ia], names[ib]),
-                )  # fmt: skip
-            else:
-                rec, pnotes = pair_of(pm, ia, ib, est, reps)
-            used.append(pm)
-            notes.extend(f"pair {names[ib]} - {names[ia]}: {note}" for note in pnotes)
-            raw.append(rec)
-            pair_pos.append((u, v))
+    raw, used, pair_pos, pair_notes = board_pairs(
+        order, names, method, pair_methods, pair_of, est, reps, jack, level, m.bounds, bca_ties,
+        workers,
+    )  # fmt: skip
+    notes.extend(pair_notes)
     p_adj = adjust_p_values([r["p_value"] for r in raw], correction)
     pairs = tuple(
         PairwiseDifference(**r, p_adjusted=float(pa), separated=bool(pa < alpha))
@@ -630,6 +597,7 @@ def _board(
                 letters=letters[pos[j]],
                 in_top_group=pos[j] in top,
                 effective_n=float(getattr(out, "effective_n", None) or math.nan),
+                expected_rank=float(mean_rank[j]),
             )
         )
     if notes:

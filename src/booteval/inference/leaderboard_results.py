@@ -12,7 +12,6 @@ from ..core.engine import check_choice
 from ..core.errors import InvalidInputError
 from ..core.format import format_p_value, format_triplet
 from ..core.intervals import RESAMPLED, compute_interval
-from ..core.lazy import stats
 from ..provenance import methods_text
 from ..report import markdown_table, text_table
 from ..results import (
@@ -24,13 +23,15 @@ from ..results import (
     with_notes,
 )
 from .comparison import bootstrap_p_value
-from .leaderboard_joint import SimultaneousIntervals, probability_best, simultaneous_intervals
+from .leaderboard_joint import (
+    SimultaneousIntervals,
+    probability_best,
+    rank_replicates,
+    simultaneous_intervals,
+)
 
-
-def _ranks(values: np.ndarray, greater_is_better: bool) -> np.ndarray:
-    """Min ranks (1 = best) along the last axis."""
-    v = np.asarray(values, dtype=float)
-    return stats.rankdata(-v if greater_is_better else v, method="min", axis=-1).astype(np.int64)
+#: min ranks (1 = best) along the last axis
+_ranks = rank_replicates
 
 
 def _pair_interval(
@@ -85,6 +86,8 @@ class LeaderboardEntry(Result):
         With clusters, the system's effective sample size as :func:`booteval.ci` reports
         it (Kish's, never above the rows); the rows without clusters; NaN where not
         computed.
+    expected_rank : float
+        The mean of the system's rank over the replicates (ties share the minimum rank).
     """
 
     # a row of a leaderboard: the level and method are the leaderboard's
@@ -103,6 +106,7 @@ class LeaderboardEntry(Result):
     letters: str
     in_top_group: bool
     effective_n: float = math.nan
+    expected_rank: float = math.nan
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (str, float, int, bool)."""
@@ -255,6 +259,39 @@ class LeaderboardResult(Result):
         return [p.to_dict() for p in self.pairs]
 
     @property
+    def expected_rank(self) -> dict[str, float]:
+        """Each system's mean rank over the replicates (ties share the minimum rank, as in
+        ``rank_distribution``), in leaderboard order.
+
+        Examples
+        --------
+        >>> import numpy as np, booteval
+        >>> board = booteval.leaderboard({"a": [1, 0, 1, 1] * 25, "b": [1, 1, 1, 1] * 25},
+        ...                              seed=0, n_resamples=1000)
+        >>> board.expected_rank
+        {'b': 1.0, 'a': 2.0}
+        """
+        return {e.name: e.expected_rank for e in self.entries}
+
+    def tied_with_leader(self, confidence_level: float | None = None) -> tuple[str, ...]:
+        """The leader and the systems whose simultaneous (max-T) interval of the difference
+        to the leader contains 0, at the leaderboard's level unless ``confidence_level``
+        is given (:attr:`SimultaneousIntervals.tied_with_leader`), in leaderboard order.
+
+        Examples
+        --------
+        >>> import numpy as np, booteval
+        >>> rng = np.random.default_rng(2)
+        >>> skill = {"A": 0.70, "B": 0.69, "C": 0.55}
+        >>> board = booteval.leaderboard(
+        ...     {k: (rng.random(400) < p).astype(int) for k, p in skill.items()},
+        ...     seed=0, n_resamples=2000)
+        >>> board.names, board.tied_with_leader()
+        (('A', 'B', 'C'), ('A', 'B'))
+        """
+        return self.simultaneous(confidence_level).tied_with_leader
+
+    @property
     def p_best(self) -> dict[str, float]:
         """Each system's probability of being best: its share of the replicates in which it
         has the best value (ties shared equally), in leaderboard order."""
@@ -349,7 +386,9 @@ class LeaderboardResult(Result):
             )
         return "\n".join(lines)
 
-    def _system_rows(self, scale: float, digits: int) -> tuple[list[str], list[list[str]]]:
+    def _system_rows(
+        self, scale: float, digits: int, joint: bool = False
+    ) -> tuple[list[str], list[list[str]]]:
         pct = f"{self.confidence_level * 100:g}%"
         head = ["rank", "system", f"{self.metric} ({pct} CI)", f"rank {pct}", "group"]
         rows = [
@@ -362,6 +401,11 @@ class LeaderboardResult(Result):
             ]
             for e in self.entries
         ]
+        if joint:  # each system's P(best) and expected rank
+            best = self.p_best
+            head += ["P(best)", "E[rank]"]
+            for row, e in zip(rows, self.entries, strict=True):
+                row += [f"{best[e.name]:.3f}", f"{e.expected_rank:.2f}"]
         return head, rows
 
     def _pair_rows(
@@ -389,7 +433,9 @@ class LeaderboardResult(Result):
             return None
         return check_choice(pairs, "pairs", ("adjacent", "all"))
 
-    def to_text(self, scale: float = 1.0, digits: int = 4, pairs: str | None = None) -> str:
+    def to_text(
+        self, scale: float = 1.0, digits: int = 4, pairs: str | None = None, joint: bool = False
+    ) -> str:
         """An aligned plain-text table (and, with ``pairs``, a table of differences).
 
         Parameters
@@ -400,20 +446,33 @@ class LeaderboardResult(Result):
             Decimals.
         pairs : {None, "adjacent", "all"}
             Also list the differences between neighbours, or all pairs.
+        joint : bool
+            Also each system's probability of being best and expected rank (columns), and
+            the systems tied with the leader by the simultaneous intervals (a line).
         """
-        return self._tables(text_table, scale, digits, pairs)
+        return self._tables(text_table, scale, digits, pairs, joint)
 
-    def to_markdown(self, scale: float = 1.0, digits: int = 4, pairs: str | None = None) -> str:
+    def to_markdown(
+        self, scale: float = 1.0, digits: int = 4, pairs: str | None = None, joint: bool = False
+    ) -> str:
         """A Markdown table (and, with ``pairs``, a table of differences); see :meth:`to_text`."""
-        return self._tables(markdown_table, scale, digits, pairs)
+        return self._tables(markdown_table, scale, digits, pairs, joint)
 
-    def _tables(self, table: Any, scale: float, digits: int, pairs: str | None) -> str:
+    def _tables(
+        self, table: Any, scale: float, digits: int, pairs: str | None, joint: bool = False
+    ) -> str:
         """The systems' table, the pairs' table where asked for, and the footer."""
         which = self._check_pairs(pairs)
-        blocks = [table(*self._system_rows(scale, digits), right=(0,))]
+        blocks = [table(*self._system_rows(scale, digits, joint), right=(0,))]
         if which:
             blocks.append(table(*self._pair_rows(which, scale, digits), right=()))
-        blocks.append(self._footer())
+        footer = self._footer()
+        if joint:
+            footer += (
+                "\nP(best): share of resamples in which the system is best (ties shared); "
+                "E[rank]: mean rank across resamples\n" + self.simultaneous().tied_line
+            )
+        blocks.append(footer)
         return "\n\n".join(blocks)
 
     def __str__(self) -> str:
@@ -444,6 +503,11 @@ class LeaderboardResult(Result):
         )
 
     def plot(self, path: str | None = None, **kwargs: Any) -> Any:
+        """The systems in rank order, each with its interval and its rank interval, those
+        tied with the leader marked (see :func:`booteval.plot.plot_leaderboard`)."""
+        return plot_result(self, "leaderboard", path, **kwargs)
+
+    def plot_forest(self, path: str | None = None, **kwargs: Any) -> Any:
         """Forest plot of the systems in rank order (see :func:`booteval.plot.plot_forest`)."""
         return plot_result(self, "forest", path, **kwargs)
 

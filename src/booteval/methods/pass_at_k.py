@@ -64,18 +64,8 @@ def pass_hat_k_values(n: Any, c: Any, k: int) -> np.ndarray:
     ``n`` samples, ``c`` of them correct, are correct (the reliability measure of
     tau-bench, Yao et al. 2024), computed as ``prod_{j=0}^{k-1} (c - j) / (n - j)``.
     ``pass^1`` equals ``pass@1``, the share of correct samples; for ``k > 1`` pass^k is
-    at most pass@1 and pass@k at least it.
-
-    Parameters
-    ----------
-    n, c : int or array-like of int
-        Samples per problem and how many of them are correct (``0 <= c <= n``).
-    k : int
-        At most the smallest ``n``.
-
-    Returns
-    -------
-    ndarray of float
+    at most pass@1 and pass@k at least it. Parameters ``n``, ``c`` and ``k`` and the
+    result as for :func:`pass_at_k_values`.
 
     Examples
     --------

@@ -1,12 +1,15 @@
 """``booteval.plot``: figures for bootstrap results (matplotlib, optional).
 
-Four plots, each returning a :class:`matplotlib.figure.Figure` and saving it
+Five plots, each returning a :class:`matplotlib.figure.Figure` and saving it
 to ``path`` (``.png``, ``.pdf`` or ``.svg``) when one is given:
 
 * :func:`plot_distribution`: the bootstrap distribution of one result, with
   the point estimate and the interval marked;
 * :func:`plot_forest`: several systems or metrics with their intervals (or a
   leaderboard, in rank order, with rank intervals);
+* :func:`plot_leaderboard`: a leaderboard's systems in rank order, each with its
+  interval and its rank interval (and expected rank), the systems tied with the
+  leader marked (what ``LeaderboardResult.plot()`` draws);
 * :func:`plot_pairwise`: the matrix of pairwise differences of a leaderboard,
   marking the pairs that the adjusted tests separate;
 * :func:`plot_reliability`: a reliability diagram with a bootstrap interval
@@ -45,6 +48,7 @@ from .common import (
     _scaled,
 )
 from .forest import plot_forest, plot_pairwise
+from .leaderboard import plot_leaderboard
 from .reliability import ReliabilityBins, plot_reliability, reliability_bins
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -56,6 +60,7 @@ __all__ = [
     "draw",
     "plot_distribution",
     "plot_forest",
+    "plot_leaderboard",
     "plot_pairwise",
     "plot_reliability",
     "reliability_bins",
@@ -175,14 +180,18 @@ def draw(
     Parameters
     ----------
     result : a booteval result
-    kind : {"default", "distribution", "forest", "pairwise"}
-        ``"default"``: the bootstrap distribution where the result stores replicates,
-        otherwise its interval on a line (:func:`plot_forest`); ``"forest"``: the forest
-        plot (a leaderboard in rank order); ``"pairwise"``: a leaderboard's matrix of
-        differences (:func:`plot_pairwise`); ``"distribution"``: :func:`plot_distribution`.
+    kind : {"default", "distribution", "forest", "leaderboard", "pairwise"}
+        ``"default"``: a leaderboard's figure (:func:`plot_leaderboard`), else the
+        bootstrap distribution where the result stores replicates, otherwise its
+        interval on a line (:func:`plot_forest`); ``"forest"``: the forest plot (a
+        leaderboard in rank order); ``"leaderboard"``: :func:`plot_leaderboard`;
+        ``"pairwise"``: a leaderboard's matrix of differences (:func:`plot_pairwise`);
+        ``"distribution"``: :func:`plot_distribution`.
     path, **kwargs
         As for the plot drawn.
     """
+    if kind == "leaderboard" or (kind == "default" and _is_collection(result)):
+        return plot_leaderboard(result, path, **kwargs)
     if kind == "pairwise":
         return plot_pairwise(result, path, **kwargs)
     if kind == "forest":
@@ -191,7 +200,9 @@ def draw(
         return plot_distribution(result, path, **kwargs)
     if kind != "default":
         raise InvalidInputError(
-            "kind", "one of 'default', 'distribution', 'forest', 'pairwise'", repr(kind)
+            "kind",
+            "one of 'default', 'distribution', 'forest', 'leaderboard', 'pairwise'",
+            repr(kind),
         )
     dist = getattr(result, "distribution", None)
     if dist is not None and np.size(dist) > 0:

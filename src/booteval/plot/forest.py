@@ -255,6 +255,20 @@ def plot_forest(
 
 
 # ---------------------------------------------------------------- pairwise
+def _leaderboard(result: Any) -> LeaderboardResult:
+    """``result``, checked to be a leaderboard of at least two systems."""
+    if not isinstance(result, LeaderboardResult):
+        raise InvalidInputError(
+            "leaderboard_result",
+            "a LeaderboardResult (from booteval.leaderboard)",
+            type(result).__name__,
+        )
+    k = len(result.entries)
+    if k < 2:
+        raise InvalidInputError("leaderboard_result", "at least two systems", f"{k} system")
+    return result
+
+
 def plot_pairwise(
     leaderboard_result: LeaderboardResult, path: str | Path | None = None, ax: Axes | None = None,
     *, scale: float = 1.0, digits: int | None = None, annotate: bool | None = None,
@@ -306,17 +320,9 @@ def plot_pairwise(
     'column system (A)'
     """
     target = _check_path(path)
-    if not isinstance(leaderboard_result, LeaderboardResult):
-        raise InvalidInputError(
-            "leaderboard_result",
-            "a LeaderboardResult (from booteval.leaderboard)",
-            type(leaderboard_result).__name__,
-        )
-    lb = leaderboard_result
+    lb = _leaderboard(leaderboard_result)
     names = list(lb.names)
     k = len(names)
-    if k < 2:
-        raise InvalidInputError("leaderboard_result", "at least two systems", f"{k} system")
     if annotate is None:
         annotate = k <= 12
     if figsize is None:
