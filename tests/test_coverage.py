@@ -150,6 +150,7 @@ def test_bca_improves_on_percentile_for_a_skewed_mean() -> None:
 
 
 # ------------------------------------------------------------------ clustered
+@pytest.mark.simulation
 @pytest.mark.slow
 def test_cluster_bootstrap_covers_where_iid_undercovers() -> None:
     """40 clusters of 10 rows; cluster effect variance 0.3, noise 0.7 (ICC 0.3).
@@ -194,6 +195,7 @@ def test_cluster_bootstrap_covers_where_iid_undercovers() -> None:
 
 
 # ----------------------------------------------------------------- stratified
+@pytest.mark.simulation
 @pytest.mark.slow
 def test_stratified_interval_is_narrower_when_strata_differ() -> None:
     """Two strata of 100 rows with means 0 and 3 (unit variance); the mean is 1.5.

@@ -556,6 +556,7 @@ def test_tests_reject_at_close_to_the_nominal_rate_under_the_null(level):
     assert rates["boot-both"] <= alpha, rates
 
 
+@pytest.mark.simulation
 @pytest.mark.slow
 def test_coverage_simulation_ranks_the_designs():
     """New systems and new inputs in every data set (the model's default).

@@ -83,6 +83,7 @@ def _exact_coverage(n: int, probs: np.ndarray) -> float:
     return covered
 
 
+@pytest.mark.simulation
 def test_exact_coverage_is_at_least_nominal_on_average_and_never_far_below():
     """Exact coverage (summing multinomial probabilities over every 2 x 2 table) at n = 20
     over a grid of accuracies, fix and break rates: Newcombe's interval is conservative
@@ -244,6 +245,7 @@ def _newcombe_bounds_kept(cells: tuple[int, ...]) -> tuple[float, float]:
     return _newcombe_bounds(cells, 0.95)
 
 
+@pytest.mark.simulation
 @pytest.mark.slow
 def test_tango_is_closer_to_nominal_than_newcombe_with_few_discordant_rows():
     """Exact coverage over 60 tables (n 20 to 80, fewer than 30 expected discordant

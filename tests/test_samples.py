@@ -290,6 +290,7 @@ def _coverage(hits: np.ndarray, nominal: float = 0.95) -> tuple[float, float]:
 # B = 199 0.934-0.955 (mean 0.945), B = 200 0.932-0.947 (three seeds, 0.5 points below 400).
 
 
+@pytest.mark.simulation
 @pytest.mark.slow
 def test_nested_items_interval_covers_the_population_mean():
     """Questions drawn from a population (true mean 0.6), 5 samples each: the items

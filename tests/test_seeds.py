@@ -103,6 +103,7 @@ def test_compare_methods_basic():
     assert "new - base" in r.summary()
 
 
+@pytest.mark.simulation
 @pytest.mark.slow
 def test_pooled_interval_covers_method_mean_and_recovers_components():
     """Known components: seed var 0.0225, one run's test var (1 + 0.25)/n; R = 5 runs."""
@@ -128,6 +129,7 @@ def test_pooled_interval_covers_method_mean_and_recovers_components():
     assert np.mean(test_mean_v) == pytest.approx(true_test_mean, rel=0.1)
 
 
+@pytest.mark.simulation
 @pytest.mark.slow
 def test_compare_methods_covers_true_difference():
     rng = np.random.default_rng(7)

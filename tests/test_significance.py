@@ -728,6 +728,7 @@ def test_null_rejection_rates_iid():
         assert 0.02 <= _rate(ps) <= 0.08, (name, _rate(ps))
 
 
+@pytest.mark.simulation
 @pytest.mark.slow
 def test_null_rejection_rates_clustered():
     """Strong within-cluster correlation of the differences: row-level tests reject far too

@@ -321,6 +321,7 @@ def _coverage(x, sigma, n_sim, master, b=999, percentile=True):
     return {k: v / n_sim for k, v in hits.items()}
 
 
+@pytest.mark.simulation
 @pytest.mark.slow
 @pytest.mark.parametrize("master", [1, 2])
 def test_wild_t_covers_where_pairs_and_homoskedastic_formula_do_not(master):
@@ -348,6 +349,7 @@ def test_wild_t_covers_where_pairs_and_homoskedastic_formula_do_not(master):
     assert cov["homoskedastic"] < 0.70, cov
 
 
+@pytest.mark.simulation
 @pytest.mark.slow
 def test_wild_percentile_covers_with_error_sd_proportional_to_abs_x():
     """Even grid of 60 points on [-1, 1], error SD = |x|.
