@@ -830,6 +830,11 @@ def select(cells: Sequence[Cell], patterns: Sequence[str] | None) -> list[Cell]:
     return [c for c in cells if any(hit(c.name, p) for p in patterns)]
 
 
+#: metrics whose default looks at the data beyond the design (a positive mean's interval on
+#: the log scale, which no column of the atlas holds): ``auto`` is run as such
+AUTO_RUN = ("lognormal_mean",)
+
+
 def methods_for(cell: Cell) -> tuple[str, ...]:
     """The interval methods run in a cell, in :data:`METHOD_ORDER`."""
     spec = METRICS[cell.metric]
@@ -850,7 +855,7 @@ def methods_for(cell: Cell) -> tuple[str, ...]:
         out += ["newcombe", "tango"]
     if cell.metric in CALIBRATED_METRICS:
         out.append("calibrated")
-    if isinstance(spec, AccuracySpec | PairedAccuracySpec):
+    if isinstance(spec, AccuracySpec | PairedAccuracySpec) or cell.metric in AUTO_RUN:
         # booteval.ci's (compare's) default, run as such; for other metrics the rule does not
         # look at the data, so the page reads its column off the method it picks (derived_auto)
         out.append("auto")
@@ -1912,6 +1917,29 @@ def _auto_summary(
     return out
 
 
+#: coverage studies that do not fit the grid of cells, each with the script that writes it
+OTHER_STUDIES = (
+    ("Judge correction (PPI++)", "ppi_coverage.md", "benchmarks/ppi_coverage.py",
+     "The prediction-powered estimate of a mean human score from an LLM judge's scores and "
+     "human labels on a subset (`booteval.judge_corrected_ci`; see "
+     "[Correcting an LLM judge](judge_correction.md)): how often each 95 % interval covers "
+     "the mean human score, against the human labels alone and the judge alone."),
+)  # fmt: skip
+
+
+def _other_studies() -> list[str]:
+    """The sections of :data:`OTHER_STUDIES` whose tables exist (markdown written by their
+    scripts beside this one)."""
+    out: list[str] = []
+    here = Path(__file__).resolve().parent
+    for title, name, script, what in OTHER_STUDIES:
+        table = here / name
+        if table.is_file():
+            out += [f"## {title}", "", f"{what} Written by `{script}`.", "",
+                    table.read_text(encoding="utf-8").strip(), ""]  # fmt: skip
+    return out
+
+
 def render(
     jsonl: Path,
     md_path: Path,
@@ -2068,6 +2096,7 @@ def render(
                 vals.append("" if m not in row else ("-" if v is None else f"{v:.2f}"))
             lines.append(f"| {key[0]:,} | {key[1]} | {ref_text} | " + " | ".join(vals) + " |")
         lines += ["", "</details>", ""]
+    lines += _other_studies()
     text = "\n".join(lines).rstrip() + "\n"
     md_path.parent.mkdir(parents=True, exist_ok=True)
     md_path.write_text(text, encoding="utf-8")

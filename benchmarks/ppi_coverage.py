@@ -32,6 +32,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -218,6 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--boot-reps", type=int, default=400, help="of them, bootstrapped")
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap replicates")
     parser.add_argument("--seed", type=int, default=20240611)
+    parser.add_argument("--output", metavar="PATH",
+                        help="also write the table to PATH (benchmarks/ppi_coverage.md: the "
+                        "coverage atlas page shows it)")  # fmt: skip
     args = parser.parse_args(argv)
     # tiny samples warn (few labelled rows, zero-width intervals): expected here
     warnings.simplefilter("ignore", booteval.BootevalWarning)
@@ -227,15 +231,17 @@ def main(argv: list[str] | None = None) -> int:
         seed = int(np.random.SeedSequence([args.seed, i]).generate_state(1)[0])
         rows.append((cell, run_cell(cell, args.reps, args.boot_reps, args.resamples, seed)))
         print(f"cell {i + 1}/{len(CELLS)} done", file=sys.stderr, flush=True)
-    print(table(rows))
-    print(
-        f"\n95 % intervals; {args.reps} evaluations a cell ({args.boot_reps} bootstrapped, "
+    text = table(rows) + (
+        f"\n\n95 % intervals; {args.reps} evaluations a cell ({args.boot_reps} bootstrapped, "
         f"B = {args.resamples}); coverage within about +-{196 * np.sqrt(0.0475 / args.reps):.1f} "
         f"points ({196 * np.sqrt(0.0475 / args.boot_reps):.1f} for the bootstrap); widths are "
         "mean widths relative to the human-only interval of the same method; gain is the "
         f"median variance ratio; root seed {args.seed}; booteval {booteval.__version__}, "
         f"NumPy {np.__version__}; {time.perf_counter() - start:.0f} s"
     )
+    print(text)
+    if args.output:
+        Path(args.output).write_text(text + "\n", encoding="utf-8")
     return 0
 
 
