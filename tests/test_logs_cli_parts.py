@@ -272,3 +272,17 @@ def test_a_run_named_twice_is_refused(tmp_path, capsys):
     a = _run(tmp_path, "a", "EleutherAI__pythia-1b")
     line = cli_error(capsys, "compare", a, str(a) + "/")
     assert "named more than once" in line
+
+
+def test_a_model_without_the_score_is_named_not_dropped(tmp_path, capsys):
+    """Runs of two formats with differently named scores: the models without the chosen
+    score are named in a note, never dropped silently; --human is refused on logs."""
+    real = LOGS / "real"
+    if not (real / "eee").is_dir():
+        pytest.skip("the harness-written logs are absent")
+    code, _, err = cli(capsys, "compare", real / "lm_eval", real / "eee", "--task", "science_mc",
+                       *B)  # fmt: skip
+    assert code == 0, err
+    assert "'mock/dummy-a (eee)', 'mock/dummy-b (eee)' have no 'acc' value" in err
+    line = cli_error(capsys, "ci", LM, "--human", "x")
+    assert "--human: the judge correction reads a flat table" in line

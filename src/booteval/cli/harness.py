@@ -30,6 +30,10 @@ from .common import CliError, _api, _design, _emit, _plot, _progress, _run_optio
 
 
 def _check(args: argparse.Namespace, run: Any, metrics: list[Any]) -> None:
+    if getattr(args, "human", None):
+        raise CliError(f"{run.name}: --human: the judge correction reads a flat table (a judge "
+                       "column and a human column filled on the labelled rows), not harness "
+                       "logs")  # fmt: skip
     if getattr(args, "y_true", None) or getattr(args, "y_pred", None):
         flag = "--y-true" if args.y_true else "--y-pred"
         raise CliError(f"{run.name}: {flag}: harness logs hold one score per item and model "

@@ -315,7 +315,12 @@ def _part(args: Any, table: Any, task: str, score: str, kind: str, k: int | None
     if dropped:
         notes.append(f"task {task!r}: {count(dropped)} sample(s) without a {score!r} value "
                      "left out")  # fmt: skip
+    every = list(dict.fromkeys(rows["model"]))
     rows = rows[rows[score].notna()]
+    absent = [m for m in every if m not in set(rows["model"])]
+    if absent:
+        notes.append(f"task {task!r}: model(s) {', '.join(map(repr, absent))} have no {score!r} "
+                     "value and are left out of its results")  # fmt: skip
     pair = [m for m in (getattr(args, "a", None), getattr(args, "b", None)) if m is not None]
     if args.command in ("compare", "power") and pair and set(pair) <= set(rows["model"]):
         rows = rows[rows["model"].isin(pair)]  # the two compared: joined on their items only
