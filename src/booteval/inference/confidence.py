@@ -424,8 +424,12 @@ def system_ci(
             scores = row_scores(m, arrays)
             tr = None if scores is None else natural_transform(scores, evaluator.count)
     source = weight_source(design, plan, evaluator.design, clusters, opts.method)
+    # the default keeps a proportion in [0, 1]: an endpoint past it (the bootstrap-t with
+    # clusters, formed on the proportion's own scale) is clipped, and the notes say so
+    clip = (0.0, 1.0) if case is not None and case.family == "proportion" else None
     run = partial(
-        _run, m, arrays, plan, evaluator, estimate, tr, opts, source, auto=auto, shared=shared
+        _run, m, arrays, plan, evaluator, estimate, tr, opts, source, auto=auto, shared=shared,
+        clip=clip,
     )
     with collect_warnings() as caught:
         if rule is not None and rule.method in CLOSED_FORMS:
@@ -479,9 +483,10 @@ def _closed_form_result(
 def _run(
     m: Metric, arrays: tuple[np.ndarray, ...], design: Any, evaluator: Any, estimate: float,
     tr: Any, opts: Any, source: Any, b: int, *, auto: bool = False,
-    shared: tuple[SharedDraws, int] | None = None,
+    shared: tuple[SharedDraws, int] | None = None, clip: tuple[float, float] | None = None,
 ) -> CIResult:  # fmt: skip
-    """ci's run of ``b`` replicates and its finish (warnings attributed to ci's caller)."""
+    """ci's run of ``b`` replicates and its finish (warnings attributed to ci's caller);
+    ``clip``: the range the default keeps the interval in where the metric has none."""
     level, seed_int, method = opts.confidence_level, opts.seed, opts.method
     n = arrays[0].shape[0]
     want_se = method in STUDENTIZED
@@ -536,7 +541,7 @@ def _run(
         )
 
     jackknife = LazyJackknife(evaluator.jackknife)
-    bounds = m.bounds
+    bounds = m.bounds if m.bounds is not None else clip
     effective_n, costly = clustered_effective_n(
         m, design, lambda: row_jackknife(m, arrays, design), jackknife
     )
