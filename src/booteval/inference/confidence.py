@@ -428,7 +428,17 @@ def system_ci(
     # clusters, formed on the proportion's own scale) is clipped, and the notes say so
     clip = (0.0, 1.0) if case is not None and case.family == "proportion" else None
     run = partial(
-        _run, m, arrays, plan, evaluator, estimate, tr, opts, source, auto=auto, shared=shared,
+        _run,
+        m,
+        arrays,
+        plan,
+        evaluator,
+        estimate,
+        tr,
+        opts,
+        source,
+        auto=auto,
+        shared=shared,
         clip=clip,
     )
     with collect_warnings() as caught:
