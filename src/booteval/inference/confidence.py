@@ -428,19 +428,9 @@ def system_ci(
     # clusters, formed on the proportion's own scale) is clipped, and the notes say so
     clip = (0.0, 1.0) if case is not None and case.family == "proportion" else None
     run = partial(
-        _run,
-        m,
-        arrays,
-        plan,
-        evaluator,
-        estimate,
-        tr,
-        opts,
-        source,
-        auto=auto,
-        shared=shared,
+        _run, m, arrays, plan, evaluator, estimate, tr, opts, source, auto=auto, shared=shared,
         clip=clip,
-    )
+    )  # fmt: skip
     with collect_warnings() as caught:
         if rule is not None and rule.method in CLOSED_FORMS:
             b = opts.n_resamples if budget is None else budget[2]
