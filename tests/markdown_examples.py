@@ -187,7 +187,12 @@ def _console(path: Path, block: Block, cwd: Path) -> list[Mismatch]:
 def _doctests(page: Page, cwd: Path) -> tuple[int, list[Mismatch], list[str]]:
     """Run the page's ``>>>`` examples: (attempted, mismatches, errors raised)."""
     parser = doctest.DocTestParser()
-    text = page.path.read_text()
+    # a block's closing fence ends its last example's output (doctest would read it as
+    # expected output): it is blanked, line for line, so that line numbers stay valid
+    text = "".join(
+        "\n" if line.strip() == "```" else line
+        for line in page.path.read_text().splitlines(keepends=True)
+    )
     test = parser.get_doctest(text, {"__name__": "__docs__"}, page.path.name, str(page.path), 0)
     mismatches: list[Mismatch] = []
     errors: list[str] = []

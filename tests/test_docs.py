@@ -107,3 +107,16 @@ def test_the_example_script_prints_the_readme_headline(capsys):
     out = capsys.readouterr().out
     assert "accuracy     96.49 (93.49, 98.33)  jeffreys" in out
     assert "96.49 (93.49, 98.33)" in (ROOT / "README.md").read_text()
+
+
+def test_a_rewritten_example_keeps_its_blocks_closing_fence(tmp_path):
+    """An example that ends its block without a blank line before the fence: the fence is
+    not read as expected output, and the rewrite puts the output above it."""
+    page = tmp_path / "page.md"
+    page.write_text("# t\n\n```python\n>>> 1 + 1\n```\n\nText.\n\n```python\n>>> 2 * 3\n5\n```\n")
+    attempted, mismatches, errors = markdown_examples.run_page(page, tmp_path)
+    assert attempted == 2 and not errors and len(mismatches) == 2
+    markdown_examples.rewrite(page, mismatches)
+    text = page.read_text()
+    assert text == "# t\n\n```python\n>>> 1 + 1\n2\n```\n\nText.\n\n```python\n>>> 2 * 3\n6\n```\n"
+    assert markdown_examples.run_page(page, tmp_path)[1] == []
