@@ -108,6 +108,10 @@ def _module(name: str) -> int:
     for t in filled:
         print(f"{t.name}: its docstring is filled in at import; fix its examples by hand")
     tests = [t for t in tests if t not in filled]
+    for t in tests:
+        # the docstring's own line: doctest takes a decorated function's from its wrapper's
+        # code, defined elsewhere, and would write the outputs at those lines
+        t.lineno = source[: source.index(t.docstring)].count("\n")
     return _rewrite(path, tests) if tests else 0
 
 
