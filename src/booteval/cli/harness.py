@@ -156,8 +156,7 @@ def harness_ci(args: argparse.Namespace, run: Any, metrics: list[Any]) -> int:
 
 
 def _label(run: Any, task: str, system: str, r: Any) -> str:
-    parts = [task] if len(run.parts) > 1 else []
-    return ", ".join([*parts, system, r.metric] if len(run.parts) > 1 else [system])
+    return f"{task}, {system}, {r.metric}" if len(run.parts) > 1 else system
 
 
 # -------------------------------------------------------------------------- compare

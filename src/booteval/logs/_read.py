@@ -18,7 +18,7 @@ from ._lighteval import is_lighteval_details, read_lighteval
 from ._lm_eval import is_lm_eval_samples, read_lm_eval
 from ._long import LONG_SUFFIXES, read_long
 
-__all__ = ["FORMATS", "READERS", "detect_format", "read"]
+__all__ = ["FORMATS", "READERS", "detect_format", "read", "stack"]
 
 #: the formats :func:`read` understands, each with its reader
 READERS: dict[str, Callable[..., Any]] = {
@@ -173,7 +173,7 @@ def read(paths: PathsLike, *, format: str | None = None, **options: Any) -> Any:
     >>> df = bl.read(root / "lm_eval")  # doctest: +SKIP
     >>> df.groupby("model")["acc"].mean()  # doctest: +SKIP
     """
-    pd = pandas()
+    pandas()  # a clear ImportError where pandas is missing, before any file is read
     if format is not None and format not in READERS:
         raise InvalidInputError("format", f"one of {', '.join(FORMATS)}", repr(format))
     for key in options:
@@ -206,13 +206,22 @@ def read(paths: PathsLike, *, format: str | None = None, **options: Any) -> Any:
         shown = ", ".join(p.name for p in skipped[:5]) + (", ..." if len(skipped) > 5 else "")
         notes.append(f"{len(skipped)} file(s) in the directories skipped: not a log format "
                      f"booteval reads ({shown})")  # fmt: skip
-    if len(frames) == 1:
-        out = frames[0]
-    else:
-        out = pd.concat(frames, ignore_index=True, sort=False)
-        keys = ["model", "task", "item", "sample"]
-        meta = sorted(c for c in out.columns if c not in keys and c not in scores)
-        out = out[[*keys, *scores, *meta]]
-        check_unique(out)
+    out = frames[0] if len(frames) == 1 else stack(frames)
     out.attrs = {"notes": notes, "scores": scores, "format": ",".join(groups)}
+    return out
+
+
+def stack(tables: list[Any]) -> Any:
+    """Tidy tables (of :func:`read`) as one: the keys, every table's scores, then the
+    metadata in sorted order; a (model, task, item, sample) in two of them is refused.
+    ``attrs`` holds the scores and the tables' notes."""
+    pd = pandas()
+    scores = list(dict.fromkeys(s for t in tables for s in t.attrs.get("scores", [])))
+    notes = [n for t in tables for n in t.attrs.get("notes", [])]
+    out = pd.concat(tables, ignore_index=True, sort=False)
+    keys = ["model", "task", "item", "sample"]
+    meta = sorted(c for c in out.columns if c not in keys and c not in scores)
+    out = out[[*keys, *scores, *meta]]
+    check_unique(out)
+    out.attrs = {"notes": notes, "scores": scores}
     return out

@@ -22,9 +22,9 @@ from typing import Any
 
 from ..core.errors import InvalidInputError
 from ..core.tables import InputFileError, format_of, read_table, require
-from ._common import check_unique, count, flatten, pandas
+from ._common import count, flatten, pandas
 from ._read import FORMATS as LOG_FORMATS
-from ._read import detect_format, read
+from ._read import detect_format, read, stack
 from ._wide import wide
 
 __all__ = [
@@ -173,7 +173,6 @@ def _read_runs(files: list[str], fmt: str | None, notes: list[str]) -> Any:
     """The logs of every FILE argument as one long table. Each argument is one run: where a
     model name appears in several runs (the same model evaluated twice), each system is
     named ``model (run)`` so that the runs stay apart and can be compared."""
-    pd = pandas()
     fmt = fmt if fmt in LOG_FORMATS else None
     if len(files) == 1:
         return read(files, format=fmt)
@@ -186,14 +185,9 @@ def _read_runs(files: list[str], fmt: str | None, notes: list[str]) -> Any:
             t["model"] = t["model"].astype(str) + f" ({labels[i]})"
         notes.append(f"model {sorted(shared)[0]!r} is in several runs: each system is named "
                      "'model (run)', the run being the FILE argument it came from")  # fmt: skip
-    scores = list(dict.fromkeys(s for t in tables for s in t.attrs.get("scores", [])))
-    for t in tables:
-        notes.extend(t.attrs.get("notes", []))
-    out = pd.concat(tables, ignore_index=True, sort=False)
-    keys = ["model", "task", "item", "sample"]
-    out = out[[*keys, *scores, *(c for c in out.columns if c not in keys and c not in scores)]]
-    check_unique(out)
-    out.attrs = {"notes": [], "scores": scores}
+    out = stack(tables)
+    notes.extend(out.attrs["notes"])
+    out.attrs["notes"] = []
     return out
 
 
