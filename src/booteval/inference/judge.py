@@ -110,7 +110,7 @@ def _overlap_note(a: object, b: object) -> tuple[str, ...]:
         return ()
     return (
         f"{shared} cluster label(s) occur in both the labelled and the unlabelled rows; each "
-        "set is resampled on its own (PPI assumes two independent samples), so such a "
+        "set is a sample of its own (PPI assumes two independent samples), so such a "
         "cluster counts as two independent ones",
     )
 
