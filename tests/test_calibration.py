@@ -148,8 +148,8 @@ def test_rule_rows_in_order():
         Case("mean", True, 1000, 10): "studentized-symmetric",
         Case("mean", True, 1000, 50): "studentized",
         Case("mean", False, 20): "studentized",
-        Case("mean", False, 20, bounded=True): "logit-t",  # scores in [0, 1]
-        Case("mean", False, 20, bounded=True, constant=True): "logit-t",  # a bound
+        Case("mean", False, 20, bounded=True): "quasi-wilson",  # scores in [0, 1]
+        Case("mean", False, 20, bounded=True, constant=True): "quasi-wilson",  # a bound
         Case("mean", False, 8): "bca",
         Case("f1", False, 50): "percentile",
         Case("f1", False, 20): "bca",
@@ -194,7 +194,7 @@ def test_rule_rows_in_order():
     [
         (([0, 1, 1, 0, 1] * 8, [0, 1, 0, 0, 1] * 8), {"metric": "accuracy"}, "jeffreys"),
         (([0, 1, 1, 0, 1] * 8, [0, 1, 0, 0, 1] * 8), {"metric": "error_rate"}, "jeffreys"),
-        ((np.linspace(0, 1, 40),), {}, "logit-t"),  # scores in [0, 1]
+        ((np.linspace(0, 1, 40),), {}, "quasi-wilson"),  # scores in [0, 1]
         ((np.linspace(0, 2, 40),), {}, "studentized"),
         (([0, 1, 1, 0, 1] * 8, [0, 1, 0, 0, 1] * 8), {"metric": "f1"}, "bca"),
         (([0, 1, 1, 0, 1] * 20, [0, 1, 0, 0, 1] * 20), {"metric": "f1"}, "percentile"),

@@ -148,7 +148,7 @@ class Result:
     >>> pickle.loads(pickle.dumps(r)) == r
     True
     >>> json.loads(json.dumps(r.to_dict()))["method"]
-    'logit-t'
+    'quasi-wilson'
     """
 
     # Defaults for the protocol's attributes that a result type does not define as a

@@ -79,7 +79,7 @@ STUDENTIZED: tuple[str, ...] = ("studentized", "studentized-symmetric")
 RESAMPLED: tuple[str, ...] = tuple(m for m in METHODS if m not in STUDENTIZED)
 #: the closed-form methods ``method="auto"`` may choose (all others are bootstrap methods)
 CLOSED_FORMS: tuple[str, ...] = (
-    "jeffreys", "clustered-wilson", "cr2", "logit-t", "newcombe", "tango",
+    "jeffreys", "clustered-wilson", "cr2", "quasi-wilson", "newcombe", "tango",
 )  # fmt: skip
 
 

@@ -39,6 +39,7 @@ from ..core.intervals import (
 from ..metrics import Metric
 from .analytic import AnalyticInterval, jeffreys_interval
 from .atlas_cite import nearest_cell
+from .bounded_mean import constant_bound, quasi_wilson_interval
 from .few_clusters import ClusteredInterval, cluster_robust_interval, clustered_wilson_interval
 from .paired_proportions import (
     newcombe_interval,
@@ -322,7 +323,7 @@ RULES: tuple[Rule, ...] = (
     Rule("proportion", "independent", "any n", "jeffreys",
          "accuracy p = 0.9, n = 20: Jeffreys 95.7 % (exact), BCa 87.9 %; p = 0.95, n = 200: "
          "Jeffreys 95.0 %, Wilson 96.7 % (exact), BCa 97.8 %", _always),
-    Rule("mean", "independent", "scores in [0, 1]", "logit-t", BOUNDED_MEAN_EVIDENCE,
+    Rule("mean", "independent", "scores in [0, 1]", "quasi-wilson", BOUNDED_MEAN_EVIDENCE,
          lambda case: case.bounded),
     Rule("mean", "independent", "n >= 10", "studentized",
          "mean of a skewed score, n = 20: studentized 91.6 %, BCa 87.0 %; n = 200: 95.0 %, "
@@ -553,12 +554,10 @@ def closed_form(
             out = jeffreys_interval(round(float(y.sum())), y.size, confidence_level=level)
         elif method == "clustered-wilson":
             out = clustered_wilson_interval(y, clusters, confidence_level=level)
-        elif method == "logit-t" and np.all(y == y[0]):
+        elif method == "quasi-wilson" and np.all(y == y[0]):
             out = _constant_bound(float(y[0]), y.size, level)
-        elif method == "logit-t":  # every row its own cluster: s / sqrt(n), n - 1 df
-            out = cluster_robust_interval(
-                y, np.arange(y.size), confidence_level=level, link="logit"
-            )
+        elif method == "quasi-wilson":
+            out = quasi_wilson_interval(y, confidence_level=level)
         else:  # CR2 on the scale where the interval stays in the scores' range
             out = cluster_robust_interval(
                 y, clusters, confidence_level=level, correction="CR2", link=natural_link(y)
@@ -569,23 +568,18 @@ def closed_form(
 
 
 def _constant_bound(value: float, n: int, level: float) -> ClusteredInterval:
-    """An interval for the mean of [0, 1] scores when all ``n`` equal ``value``.
-
-    The share ``q`` of the population at ``value`` is at least ``(alpha / 2)^(1 / n)``
-    (the exact binomial bound after ``n`` of ``n``), and the rest lies somewhere in
-    [0, 1]: the mean is between ``q value`` and ``q value + 1 - q``. For 0/1 scores this
-    is the Clopper-Pearson interval of ``n`` out of ``n``.
-    """
-    q = ((1.0 - level) / 2.0) ** (1.0 / n)
+    """:func:`~booteval.inference.bounded_mean.constant_bound` for ``n`` scores all equal to
+    ``value``, with the note that says so."""
+    low, high = constant_bound(value, n, level)
+    share = 1.0 - (high - low)  # the bound on the share of scores at ``value``
     note = (
         f"every score is {value:g}: the interval bounds the mean with the exact binomial "
-        f"bound on the share of scores at {value:g} (at least {q:.3f}), the rest anywhere "
+        f"bound on the share of scores at {value:g} (at least {share:.3f}), the rest anywhere "
         "in [0, 1]"
     )
     return ClusteredInterval(
-        value, q * value, q * value + (1.0 - q), level, "logit-t", n, 0.0, n_clusters=n,
-        notes=(note,),
-    )  # fmt: skip
+        value, low, high, level, "quasi-wilson", n, 0.0, n_clusters=n, notes=(note,)
+    )
 
 
 def paired_closed_form(
