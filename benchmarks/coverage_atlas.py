@@ -1919,6 +1919,24 @@ def _auto_summary(
 
 #: coverage studies that do not fit the grid of cells, each with the script that writes it
 OTHER_STUDIES = (
+    ("Families beyond the grid, fitted and held out", "atlas_families.md",
+     "`benchmarks/atlas_families.py` (the data sets) and `benchmarks/atlas_families_fit.py` "
+     "(the fit and these tables)",
+     "The grid above draws every clustered cell from one model. These families are built "
+     "differently: binary outcomes in clusters of equal, geometric or lognormal sizes, the "
+     "size independent of the outcome or tied to it (larger clusters easier), intra-cluster "
+     "correlation 0.05 to 0.5; lognormal scores in such clusters; skewed and t3 scores; the "
+     "Pearson correlation of lognormal and t3 pairs; ROC-AUC and F1 at 10 % and 5 % "
+     "prevalence. Every data set keeps the outcome of every candidate method, so the whole "
+     "rule of `method=\"auto\"` is judged per data set for any value of its thresholds: the "
+     "thresholds are fitted on one half of the families and the other half is held out."),
+    ("Side by side with evalstats", "evalstats_comparison.md",
+     "`benchmarks/evalstats_comparison.py`",
+     "evalstats (PyPI) also chooses an interval automatically from its own coverage study: "
+     "Wilson's interval for one binary mean, the logit-t interval for the mean of [0, 1] "
+     "scores, Bonett and Price's interval for a paired difference of two binary systems. The "
+     "same data sets go through that choice and through booteval's default, on conditions "
+     "of evalstats' three kinds (N = 10-100; see [Reliability checks](reliability.md))."),
     ("Judge correction (PPI++)", "ppi_coverage.md", "benchmarks/ppi_coverage.py",
      "The prediction-powered estimate of a mean human score from an LLM judge's scores and "
      "human labels on a subset (`booteval.judge_corrected_ci`; see "

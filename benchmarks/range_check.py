@@ -7,9 +7,10 @@ or were infinite, for the default (``method="auto"``) and for the alternatives i
 between:
 
 * bounded means (scores in [0, 1], many exact 0s and 1s), independent rows, N = 10-100:
-  the bootstrap-t on the identity scale (the old default), on the logit scale (the new
-  default), and the logit-t interval (CR2 with every row its own cluster, on the logit
-  scale: a t interval with ``s / sqrt(n)`` formed on ``logit(mean)``, evalstats' default);
+  the bootstrap-t on the identity scale (the old default) and on the logit scale, the
+  logit-t interval (CR2 with every row its own cluster, on the logit scale: a t interval
+  with ``s / sqrt(n)`` formed on ``logit(mean)``, evalstats' default and booteval's before
+  the quasi-binomial Wilson interval), and the default (``auto``: that Wilson interval);
 * clustered means with 4-8 clusters of geometric sizes: [0, 1] scores with a Beta cluster
   effect (averaged epochs) and lognormal scores: the symmetric bootstrap-t (the old
   default), CR2 on the identity scale, and CR2 on the scores' natural scale (the new
@@ -96,7 +97,7 @@ def bounded_cells(sets: int) -> list[str]:
                     ),
                     "auto": booteval.ci(x, n_resamples=B, seed=s),
                 }
-                if x.min() == x.max():
+                if x.min() == x.max():  # both give the exact bound of the share
                     runs["logit-t"] = runs["auto"]
                 else:
                     runs["logit-t"] = cluster_robust_interval(x, np.arange(n), link="logit")

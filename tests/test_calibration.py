@@ -142,6 +142,12 @@ def test_rule_rows_in_order():
         Case("proportion", True, 50, 5, minority=0): "clustered-wilson",  # CR2 would be a point
         Case("proportion", True, 60, 5, minority=25): "cr2",  # 25 < 30, but 42 % of rows
         Case("proportion", True, 1000, 8, minority=400): "studentized-symmetric",
+        # fewer than 30 clusters and 100 to 399 rows: CR2 too (atlas_families_fit.py)
+        Case("proportion", True, 200, 20, minority=40): "cr2",
+        Case("proportion", True, 399, 29, minority=150): "cr2",
+        Case("proportion", True, 400, 20, minority=150): "studentized-symmetric",
+        Case("proportion", True, 200, 30, minority=40): "studentized-symmetric",
+        Case("proportion", True, 200, 20, minority=5): "cr2",  # both outcomes present
         Case("proportion", True, 1000, 50, minority=400): "studentized-symmetric",
         Case("proportion", True, 1000, 50, minority=400, studentized=False): "bca",
         Case("mean", True, 1000, 5): "cr2",  # very few clusters: CR2 on the natural scale

@@ -338,7 +338,8 @@ def test_constant_scores_in_zero_one_keep_a_width_from_the_binomial_bound():
     exact bound after 30 of 30), the rest anywhere in [0, 1]."""
     r = booteval.ci(np.full(30, 0.7), n_resamples=200, seed=0)
     q = 0.025 ** (1 / 30)
-    assert r.method == "quasi-wilson" and (r.low, r.high) == pytest.approx((0.7 * q, 0.7 * q + 1 - q))
+    assert r.method == "quasi-wilson"
+    assert (r.low, r.high) == pytest.approx((0.7 * q, 0.7 * q + 1 - q))
     assert any("exact binomial bound" in note for note in r.notes)
     # for 0/1 scores the same bound is Clopper-Pearson's interval of 30 out of 30
     cp_low = scipy.stats.beta.ppf(0.025, 30, 1)

@@ -103,6 +103,9 @@ EXAMPLES = {
         SC, ITEMS[:N] % 7
     ),
     "wild_cluster_ci": lambda: booteval.wild_cluster_ci(SC, ITEMS[:N] % 7, **B),
+    "quasi_wilson_interval": lambda: booteval.closed_forms.quasi_wilson_interval(
+        [0.9, 1.0, 0.75, 1.0, 0.5]
+    ),
     "clustered_wilson_interval": lambda: booteval.closed_forms.clustered_wilson_interval(
         CORR, ITEMS % 9
     ),

@@ -18,7 +18,7 @@ from typing import Any
 from scipy.special import stdtrit
 
 from ..core.errors import InvalidInputError
-from ..core.validation import check_confidence_level
+from ..core.params import validated
 from .analytic import AnalyticInterval, _check_scores
 
 __all__ = ["constant_bound", "quasi_wilson_interval"]
@@ -42,6 +42,7 @@ def constant_bound(value: float, n: int, level: float) -> tuple[float, float]:
     return q * value, q * value + (1.0 - q)
 
 
+@validated
 def quasi_wilson_interval(scores: Any, *, confidence_level: float = 0.95) -> AnalyticInterval:
     """Wilson's score interval for the mean of scores in [0, 1], with their dispersion.
 
@@ -75,8 +76,9 @@ def quasi_wilson_interval(scores: Any, *, confidence_level: float = 0.95) -> Ana
 
     The score form is what keeps the interval honest near the ends of the range, where the
     mean's distribution is skewed: on 143 conditions of scores in [0, 1] (Beta shapes,
-    point masses at 0 and 1, ratings; 10 to 100 scores) it is in [93.5, 96.5] % in 140,
-    against 133 for the logit-t interval (``benchmarks/evalstats_comparison.py``). When
+    point masses at 0 and 1, ratings; 10 to 100 scores; 4,000 data sets each) its coverage
+    is in [93.5, 96.5] % in 138, against 134 for the logit-t interval
+    (``benchmarks/evalstats_comparison.py``). When
     every score is the same value there is no dispersion to estimate, and the interval is
     :func:`constant_bound`'s.
 
@@ -89,7 +91,7 @@ def quasi_wilson_interval(scores: Any, *, confidence_level: float = 0.95) -> Ana
     (0.6306, 1.0)
     """
     x = _check_scores(scores, "scores")
-    level = check_confidence_level(confidence_level)
+    level = float(confidence_level)
     n = x.size
     if n < 2:
         raise InvalidInputError("scores", "at least 2 scores", f"{n}")

@@ -1,0 +1,383 @@
+"""The coverage atlas beyond its one model: families the grid never drew, fitted and held out.
+
+The atlas (``coverage_atlas.py``) draws every clustered cell from one model (Poisson cluster
+sizes, a normal cluster effect). ``method="auto"``'s thresholds were read off that grid. This
+script adds families built differently, each with its truth, and keeps **every data set's**
+outcome for every candidate method, so that the whole rule (not one branch) can be judged
+per data set, for any value of its thresholds:
+
+* binary outcomes in clusters of equal, geometric or lognormal sizes, the size independent of
+  the outcome or correlated with it (larger clusters easier), a Beta cluster effect with
+  intra-cluster correlation 0.05, 0.2 or 0.5, accuracy 0.7 or 0.9;
+* a lognormal score in clusters of geometric or lognormal sizes, independent or correlated;
+* the mean of skewed (exponential) and heavy-tailed (t3) scores on independent rows;
+* the Pearson correlation of lognormal margins and of a bivariate t3;
+* ROC-AUC and binary F1 at 10 % and 5 % prevalence.
+
+Every family belongs to one half: ``fit`` (where :mod:`atlas_families_fit` chooses the
+thresholds) or ``held-out`` (where the chosen rule is only reported). Usage::
+
+    python benchmarks/atlas_families.py                 # resumable; about 40 minutes on 2 cores
+    python benchmarks/atlas_families.py --sets 100      # a quick look (another file)
+    python benchmarks/atlas_families_fit.py             # the fit, and atlas_families.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import math
+import sys
+import time
+import warnings
+import zlib
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from scipy.special import expit, logit
+from scipy.stats import norm
+
+import booteval
+from booteval import closed_forms as cf
+
+B = 999
+INNER = 200  # the calibrated bootstrap's inner resamples
+GAMMA = 0.5  # correlated sizes: the cluster's logit (log) effect grows by GAMMA * log(size / mean)
+TRUTH_DRAWS = 2_000_000
+HERE = Path(__file__).resolve().parent
+DEFAULT_OUT = HERE / "atlas_families.jsonl.gz"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell: a family (its ``kind``, ``half`` and name) at one setting."""
+
+    family: str
+    kind: str  # proportion | mean-clustered | mean | pearson | roc_auc | f1
+    half: str  # fit | held-out
+    params: dict = field(hash=False, compare=False)
+
+    @property
+    def key(self) -> str:
+        return self.family + " | " + ", ".join(f"{k}={v}" for k, v in self.params.items())
+
+
+# -- data-generating processes ----------------------------------------------------------------
+
+
+def _sizes(rng: np.random.Generator, kind: str, g: int, mean: float) -> np.ndarray:
+    if kind == "equal":
+        return np.full(g, int(mean))
+    if kind == "geometric":
+        return rng.geometric(1.0 / mean, g)
+    # lognormal, sigma 0.8, mean ``mean`` before rounding; at least one row
+    raw = rng.lognormal(math.log(mean) - 0.32, 0.8, g)
+    return np.maximum(1, np.round(raw)).astype(np.int64)
+
+
+def _shift(m: np.ndarray, mean: float, linked: bool) -> np.ndarray:
+    return GAMMA * (np.log(m) - math.log(mean)) if linked else np.zeros(m.size)
+
+
+def _beta(p: float, icc: float) -> tuple[float, float]:
+    return p * (1 - icc) / icc, (1 - p) * (1 - icc) / icc
+
+
+def draw_proportion(rng, sizes: str, linked: bool, g: int, msize: float, p: float, icc: float):
+    m = _sizes(rng, sizes, g, msize)
+    pg = expit(logit(rng.beta(*_beta(p, icc), g)) + _shift(m, msize, linked))
+    y = (rng.random(int(m.sum())) < np.repeat(pg, m)).astype(float)
+    return (y,), {"clusters": np.repeat(np.arange(g), m)}
+
+
+def truth_proportion(sizes: str, linked: bool, msize: float, p: float, icc: float) -> float:
+    if not linked or sizes == "equal":
+        return p
+    rng = np.random.default_rng(zlib.crc32(f"{sizes}{msize}{p}{icc}".encode()))
+    m = _sizes(rng, sizes, TRUTH_DRAWS, msize)
+    pg = expit(logit(rng.beta(*_beta(p, icc), m.size)) + _shift(m, msize, True))
+    return float(np.sum(m * pg) / np.sum(m))
+
+
+def draw_lognormal(rng, sizes: str, linked: bool, g: int, msize: float, sd: float):
+    m = _sizes(rng, sizes, g, msize)
+    u = rng.normal(0.0, sd, g) + _shift(m, msize, linked)
+    x = np.exp(np.repeat(u, m) + rng.normal(0.0, 1.0, int(m.sum())))
+    return (x,), {"clusters": np.repeat(np.arange(g), m)}
+
+
+def truth_lognormal(sizes: str, linked: bool, msize: float, sd: float) -> float:
+    base = math.exp(sd * sd / 2 + 0.5)
+    if not linked:
+        return base
+    rng = np.random.default_rng(zlib.crc32(f"{sizes}{msize}{sd}".encode()))
+    m = _sizes(rng, sizes, TRUTH_DRAWS, msize).astype(float)
+    return base * float(np.sum(m * np.exp(_shift(m, msize, True))) / np.sum(m))
+
+
+def draw_mean(rng, shape: str, n: int):
+    x = rng.exponential(1.0, n) if shape == "exponential" else 1.0 + rng.standard_t(3, n)
+    return (x,), {}
+
+
+LOGNORMAL_R = (math.exp(0.5) - 1) / (math.e - 1)  # Pearson r of lognormal margins, copula 0.5
+
+
+def draw_pearson(rng, shape: str, n: int):
+    z = rng.normal(size=(n, 2))
+    z[:, 1] = 0.5 * z[:, 0] + math.sqrt(0.75) * z[:, 1]
+    if shape == "lognormal":
+        z = np.exp(z)
+    else:  # bivariate t3: an elliptical law whose correlation is the copula's 0.5
+        z = z / np.sqrt(rng.chisquare(3, n) / 3)[:, None]
+    return (z[:, 0], z[:, 1]), {}
+
+
+AUC_SHIFT, F1_SHIFT, F1_THRESHOLD = 1.0, 2.0, 1.5
+
+
+def _labels(rng, n: int, prevalence: float) -> np.ndarray:
+    while True:
+        y = (rng.random(n) < prevalence).astype(int)
+        if 1 < y.sum() < n - 1:
+            return y
+
+
+def draw_auc(rng, prevalence: float, n: int):
+    y = _labels(rng, n, prevalence)
+    return (y, rng.normal(AUC_SHIFT * y, 1.0)), {}
+
+
+def draw_f1(rng, prevalence: float, n: int):
+    y = _labels(rng, n, prevalence)
+    pred = (rng.normal(F1_SHIFT * y, 1.0) > F1_THRESHOLD).astype(int)
+    return (y, pred), {}
+
+
+def truth_f1(prevalence: float) -> float:
+    tp = prevalence * norm.sf(F1_THRESHOLD - F1_SHIFT)
+    fp = (1 - prevalence) * norm.sf(F1_THRESHOLD)
+    fn = prevalence * norm.cdf(F1_THRESHOLD - F1_SHIFT)
+    return float(2 * tp / (2 * tp + fp + fn))
+
+
+# -- the families -----------------------------------------------------------------------------
+
+PROPORTION_FAMILIES = (  # (sizes, correlated with the outcome, half)
+    ("equal", False, "fit"),
+    ("geometric", True, "fit"),
+    ("lognormal", False, "fit"),
+    ("geometric", False, "held-out"),
+    ("lognormal", True, "held-out"),
+)
+PROPORTION_GRID = ((5, 10), (8, 10), (12, 10), (20, 10), (40, 10), (6, 40), (20, 40))
+LOGNORMAL_FAMILIES = (
+    ("geometric", False, "fit"),
+    ("lognormal", True, "fit"),
+    ("geometric", True, "held-out"),
+    ("lognormal", False, "held-out"),
+)
+
+
+def _sizes_name(sizes: str, linked: bool) -> str:
+    return f"{sizes} sizes" + (", size-linked" if linked else "")
+
+
+def cells() -> list[Cell]:
+    out: list[Cell] = []
+    for sizes, linked, half in PROPORTION_FAMILIES:
+        name = f"accuracy, {_sizes_name(sizes, linked)}"
+        for g, msize in PROPORTION_GRID:
+            for p in (0.7, 0.9):
+                for icc in (0.05, 0.2, 0.5):
+                    out.append(Cell(name, "proportion", half, {"sizes": sizes, "linked": linked,
+                                    "g": g, "msize": msize, "p": p, "icc": icc}))  # fmt: skip
+    for sizes, linked, half in LOGNORMAL_FAMILIES:
+        name = f"lognormal mean, {_sizes_name(sizes, linked)}"
+        for g in (5, 8, 12, 20, 40):
+            for sd in (0.3, 0.8):
+                out.append(Cell(name, "mean-clustered", half, {"sizes": sizes, "linked": linked,
+                                "g": g, "msize": 10, "sd": sd}))  # fmt: skip
+    for shape, half in (("exponential", "fit"), ("t3", "held-out")):
+        for n in (10, 20, 50, 200):
+            out.append(Cell(f"mean, {shape} scores", "mean", half, {"shape": shape, "n": n}))
+    for shape, half in (("lognormal", "fit"), ("t3", "held-out")):
+        for n in (20, 50, 100, 300):
+            out.append(Cell(f"Pearson r, {shape}", "pearson", half, {"shape": shape, "n": n}))
+    for prev, half in ((0.1, "fit"), (0.05, "held-out")):
+        for n in (100, 300, 1000):
+            out.append(Cell(f"ROC-AUC, prevalence {prev}", "roc_auc", half,
+                            {"prevalence": prev, "n": n}))  # fmt: skip
+            out.append(Cell(f"F1, prevalence {prev}", "f1", half, {"prevalence": prev, "n": n}))
+    return out
+
+
+def _draw_and_truth(cell: Cell) -> tuple[Callable, float, str, tuple[float, float]]:
+    """The cell's draw (``rng -> (arrays, design)``), truth, metric and range."""
+    q = cell.params
+    if cell.kind == "proportion":
+        args = (q["sizes"], q["linked"], q["g"], q["msize"], q["p"], q["icc"])
+        truth = truth_proportion(q["sizes"], q["linked"], q["msize"], q["p"], q["icc"])
+        return (lambda rng: draw_proportion(rng, *args)), truth, "mean", (0.0, 1.0)
+    if cell.kind == "mean-clustered":
+        args = (q["sizes"], q["linked"], q["g"], q["msize"], q["sd"])
+        truth = truth_lognormal(q["sizes"], q["linked"], q["msize"], q["sd"])
+        return (lambda rng: draw_lognormal(rng, *args)), truth, "mean", (0.0, math.inf)
+    if cell.kind == "mean":
+        low = 0.0 if q["shape"] == "exponential" else -math.inf
+        return (lambda rng: draw_mean(rng, q["shape"], q["n"])), 1.0, "mean", (low, math.inf)
+    if cell.kind == "pearson":
+        truth = LOGNORMAL_R if q["shape"] == "lognormal" else 0.5
+        return (lambda rng: draw_pearson(rng, q["shape"], q["n"])), truth, "pearson", (-1.0, 1.0)
+    if cell.kind == "roc_auc":
+        truth = float(norm.cdf(AUC_SHIFT / math.sqrt(2)))
+        return (lambda rng: draw_auc(rng, q["prevalence"], q["n"])), truth, "roc_auc", (0.0, 1.0)
+    truth = truth_f1(q["prevalence"])
+    return (lambda rng: draw_f1(rng, q["prevalence"], q["n"])), truth, "f1", (0.0, 1.0)
+
+
+# -- the candidate methods --------------------------------------------------------------------
+
+
+def _bootstrap(arrays, design, metric, seed, method, transform=None, **kw):
+    return booteval.ci(*arrays, metric=metric, method=method, seed=seed, n_resamples=B,
+                       transform=transform, **design, **kw)  # fmt: skip
+
+
+def candidates(cell: Cell, arrays, design, metric: str, seed: int) -> dict[str, tuple]:
+    """Every candidate's interval ``(low, high)`` on one data set (NaN where it fails)."""
+    out: dict[str, tuple] = {}
+
+    def take(name, fn):
+        try:
+            r = fn()
+            out[name] = (float(r.low), float(r.high))
+        except Exception:  # a method that cannot be formed is a miss
+            out[name] = (math.nan, math.nan)
+
+    run = lambda method, tr=None, **kw: _bootstrap(arrays, design, metric, seed, method, tr, **kw)  # noqa: E731
+    base = run("percentile")
+    for m in ("percentile", "bca"):
+        take(m, lambda m=m: base.with_method(m))
+    if cell.kind in ("proportion", "mean-clustered", "mean"):  # the compiled inner level
+        take("calibrated", lambda: run("calibrated", n_inner=INNER))
+    clusters = design.get("clusters")
+    if cell.kind == "proportion":
+        y = arrays[0]
+        for tr, suffix in ((None, ""), ("logit", "-logit")):
+            st = run("studentized", tr)
+            take("studentized" + suffix, lambda st=st: st)
+            take("studentized-symmetric" + suffix,
+                 lambda st=st: st.with_method("studentized-symmetric"))  # fmt: skip
+        take("cr2", lambda: cf.cluster_robust_interval(y, clusters, correction="CR2",
+                                                       link="logit"))  # fmt: skip
+        take("cr2-identity", lambda: cf.cluster_robust_interval(y, clusters, correction="CR2"))
+        take("clustered-wilson", lambda: cf.clustered_wilson_interval(y, clusters))
+    elif cell.kind in ("mean-clustered", "mean"):
+        x = arrays[0]
+        log = "log" if float(x.min()) >= 0 else None
+        trs = ((None, "-identity"), (log, "")) if log else ((None, ""),)
+        for tr, suffix in trs:
+            tr_obj = None if tr is None else _log_transform(x)
+            st = run("studentized", tr_obj)
+            take("studentized" + suffix, lambda st=st: st)
+            if cell.kind == "mean-clustered":
+                take("studentized-symmetric" + suffix,
+                     lambda st=st: st.with_method("studentized-symmetric"))  # fmt: skip
+        if cell.kind == "mean-clustered":
+            take("cr2", lambda: cf.cluster_robust_interval(x, clusters, correction="CR2",
+                                                           link="log"))  # fmt: skip
+        take("normal", lambda: base.with_method("normal"))
+    else:
+        take("studentized", lambda: run("studentized"))
+        if cell.kind == "pearson":
+            take("fisher-z", lambda: cf.fisher_z_interval(base.estimate, arrays[0].size))
+        if cell.kind == "roc_auc":
+            take("delong", lambda: cf.delong_interval(*arrays))
+    return out
+
+
+def _log_transform(x: np.ndarray):
+    """The transform ``method="auto"`` uses for the bootstrap-t of a non-negative mean."""
+    from booteval.inference.auto_method import natural_transform
+
+    return natural_transform(x, x.size)
+
+
+def _minority(y: np.ndarray) -> int:
+    k = round(float(y.sum()))
+    return min(k, y.size - k)
+
+
+def run_cell(cell: Cell, sets: int) -> dict:
+    """``sets`` data sets of one cell: every candidate's and the default's outcome on each."""
+    draw, truth, metric, (lo, hi) = _draw_and_truth(cell)
+    root = zlib.crc32(cell.key.encode())
+    cover: dict[str, list[str]] = {}
+    widths: dict[str, list[float]] = {}
+    ns, minority, chosen, outside = [], [], {}, 0
+    t0 = time.perf_counter()
+    for s in range(sets):
+        rng = np.random.default_rng([root, s])
+        arrays, design = draw(rng)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            found = candidates(cell, arrays, design, metric, s)
+            auto = _bootstrap(arrays, design, metric, s, "auto")
+        found["auto"] = (float(auto.low), float(auto.high))
+        chosen[auto.method] = chosen.get(auto.method, 0) + 1
+        outside += bool(auto.low < lo - 1e-12 or auto.high > hi + 1e-12)
+        outside += bool(not (math.isfinite(auto.low) and math.isfinite(auto.high)))
+        ns.append(int(arrays[0].size))
+        if cell.kind == "proportion":
+            minority.append(_minority(arrays[0]))
+        for name, (a, b) in found.items():
+            ok = a <= truth <= b
+            cover.setdefault(name, []).append("1" if ok else "0")
+            widths.setdefault(name, []).append(b - a)
+    return {
+        "key": cell.key, "family": cell.family, "kind": cell.kind, "half": cell.half,
+        "params": cell.params, "truth": truth, "sets": sets, "n": ns, "minority": minority,
+        "cover": {k: "".join(v) for k, v in cover.items()},
+        "median_width": {k: float(np.nanmedian(v)) for k, v in widths.items()},
+        "chosen": chosen, "outside": outside, "seconds": round(time.perf_counter() - t0, 1),
+    }  # fmt: skip
+
+
+def load(path: Path = DEFAULT_OUT) -> list[dict]:
+    if not path.is_file():
+        return []
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sets", type=int, default=400)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--only", default=None, help="run the cells whose key contains this")
+    args = ap.parse_args(argv)
+    out = args.out or (
+        DEFAULT_OUT if args.sets == 400 else HERE / f"atlas_families_{args.sets}.jsonl.gz"
+    )
+    done = {r["key"] for r in load(out)}
+    todo = [c for c in cells() if c.key not in done and (args.only is None or args.only in c.key)]
+    print(f"{len(todo)} cells to run ({len(done)} done) -> {out}", flush=True)
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(args.workers) as pool:
+        for i, rec in enumerate(pool.map(run_cell, todo, [args.sets] * len(todo))):
+            with gzip.open(out, "at", encoding="utf-8") as f:
+                f.write(json.dumps(rec) + "\n")
+            cov = rec["cover"]["auto"].count("1") / rec["sets"] * 100
+            print(f"[{i + 1}/{len(todo)} {time.perf_counter() - t0:.0f} s] {rec['key']}: "
+                  f"auto {cov:.1f} % ({rec['seconds']} s)", flush=True)  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
