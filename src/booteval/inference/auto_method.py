@@ -98,17 +98,10 @@ MEAN_FEW_CLUSTERS_EVIDENCE = (
 #: the evidence for the quasi-binomial Wilson interval for a mean of [0, 1] scores on
 #: independent rows (benchmarks/evalstats_comparison.py)
 BOUNDED_MEAN_EVIDENCE = (
-    "means of [0, 1] scores, 13 shapes (Beta shapes, exact 0s and 1s, ratings, a 0-100 "
-    "score) x 11 sizes from 10 to 100, 4,000 data sets each: 138 of 143 conditions in "
-    "[93.5, 96.5] %, mean distance from 95 % 0.49 points, against the logit-t interval's "
-    "134 and 0.58; 80 % exact 1s, n = 10: 95.2 %; 0 / 0.5 / 1 scores, n = 10: 96.2 %; "
-    "Beta(1, 20), n = 10: 92.6 %"
-)
-BOUNDED_MEAN_EVIDENCE = (
-    "scores in [0, 1] mostly at 1 (held out, 1,000 data sets a cell), n = 10: logit-t "
-    "96.1 %, bootstrap-t 88.5 % (542 of them infinite); n = 20: 95.1 %, 97.4 %; a 1-5 "
-    "rating scaled to [0, 1], n = 10: 96.1 %, 94.3 %; U-shaped scores, n = 10: 98.0 %, "
-    "99.7 %; n = 100: 93.1 %, 94.8 %"
+    "scores in [0, 1], 80 % exact 1s, n = 10: quasi-Wilson 95.2 %; 0 / 0.5 / 1 scores, "
+    "n = 10: 96.2 %; Beta(1, 20) scores, n = 10: 92.6 %; over 13 shapes and 11 sizes from 10 "
+    "to 100, 4,000 data sets each, 138 of 143 conditions within 1.5 points of 95 % (the "
+    "logit-t interval: 134), mean distance from 95 % 0.49 points (0.58)"
 )
 #: a clustered proportion with fewer than FEW_CLUSTERS clusters and from FEW_ROWS to fewer
 #: than this many rows also takes CR2 on the logit scale (benchmarks/atlas_families_fit.py)
