@@ -1931,7 +1931,7 @@ OTHER_STUDIES = (
      "rule of `method=\"auto\"` is judged per data set for any value of its thresholds: the "
      "thresholds are fitted on one half of the families and the other half is held out."),
     ("Side by side with evalstats", "evalstats_comparison.md",
-     "`benchmarks/evalstats_comparison.py`",
+     "benchmarks/evalstats_comparison.py",
      "evalstats (PyPI) also chooses an interval automatically from its own coverage study: "
      "Wilson's interval for one binary mean, the logit-t interval for the mean of [0, 1] "
      "scores, Bonett and Price's interval for a paired difference of two binary systems. The "
@@ -1953,7 +1953,8 @@ def _other_studies() -> list[str]:
     for title, name, script, what in OTHER_STUDIES:
         table = here / name
         if table.is_file():
-            out += [f"## {title}", "", f"{what} Written by `{script}`.", "",
+            by = script if "`" in script else f"`{script}`"
+            out += [f"## {title}", "", f"{what} Written by {by}.", "",
                     table.read_text(encoding="utf-8").strip(), ""]  # fmt: skip
     return out
 
