@@ -17,7 +17,7 @@ per data set, for any value of its thresholds:
 Every family belongs to one half: ``fit`` (where :mod:`atlas_families_fit` chooses the
 thresholds) or ``held-out`` (where the chosen rule is only reported). Usage::
 
-    python benchmarks/atlas_families.py                 # resumable; about 40 minutes on 2 cores
+    python benchmarks/atlas_families.py                 # resumable; about 90 minutes on 2 cores
     python benchmarks/atlas_families.py --sets 100      # a quick look (another file)
     python benchmarks/atlas_families_fit.py             # the fit, and atlas_families.md
 """

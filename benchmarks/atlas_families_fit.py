@@ -3,10 +3,10 @@
 Reads every data set's outcome (``atlas_families.py``), evaluates the whole rule per data set
 for every combination of its thresholds (the same rows as
 ``booteval.inference.auto_method.RULES``, written out here for these families), chooses on
-the ``fit`` half the combination with no more cells worse than BCa and the fewest points
-outside the band (below it counted twice; ties: more cells in band, then booteval's current
-thresholds), and reports that rule and the
-current one on both halves. It first checks that the emulated rule with the current
+the ``fit`` half the combination with the fewest cells worse than BCa, then the fewest
+points outside the band (below it counted twice), then the most cells in band (ties: the
+run's thresholds), and reports the run's rule, the fitted one and booteval's rule now on
+both halves. It also checks that the emulated rule with the run's
 thresholds gives, on every data set, exactly the outcome that ``booteval.ci(method="auto")``
 gave. Writes ``atlas_families.md`` (rendered into ``docs/coverage.md`` by
 ``coverage_atlas.py --render``). Usage::
