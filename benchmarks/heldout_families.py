@@ -14,7 +14,7 @@ Each cell reports the coverage of the default and of BCa (the atlas's yardstick)
 same data sets and seeds, with the share of default intervals outside the parameter's
 range. Usage::
 
-    python benchmarks/heldout_families.py            # 500 data sets a cell (~10 minutes)
+    python benchmarks/heldout_families.py            # 500 data sets a cell (~2 minutes)
     python benchmarks/heldout_families.py --sets 200
 """
 

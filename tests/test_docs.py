@@ -57,6 +57,15 @@ def test_every_block_that_shows_output_is_checked(path):
     assert not markdown_examples.unchecked(markdown_examples.parse(path))
 
 
+@pytest.mark.parametrize("path", PAGES, ids=[p.name for p in PAGES])
+def test_every_block_names_its_language(path):
+    """A fence without a language opens no block of ours: a stray closing fence (one too
+    many after a block) would open one, swallow the prose and pair off every later fence
+    wrongly, so that the page's later examples went unchecked."""
+    bare = [b.line for b in markdown_examples.parse(path).blocks if b.lang == ""]
+    assert not bare, f"{path.name}: blocks without a language at lines {bare}"
+
+
 @pytest.mark.slow
 def test_figures_show_what_the_code_beside_them_draws(tmp_path):
     """The images of docs/plots.md are drawn by docs/img/make_images.py from the page's own
