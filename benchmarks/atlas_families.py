@@ -43,6 +43,7 @@ from scipy.stats import norm
 
 import booteval
 from booteval import closed_forms as cf
+from booteval.inference.auto_method import natural_transform
 
 B = 999
 INNER = 200  # the calibrated bootstrap's inner resamples
@@ -303,8 +304,6 @@ def candidates(cell: Cell, arrays, design, metric: str, seed: int) -> dict[str, 
 
 def _log_transform(x: np.ndarray):
     """The transform ``method="auto"`` uses for the bootstrap-t of a non-negative mean."""
-    from booteval.inference.auto_method import natural_transform
-
     return natural_transform(x, x.size)
 
 
