@@ -59,7 +59,7 @@ class Cell:
 
     family: str
     kind: str  # proportion | mean-clustered | mean | pearson | roc_auc | f1
-    half: str  # fit | held-out
+    half: str  # fit | held-out | grid
     params: dict = field(hash=False, compare=False)
 
     @property
@@ -214,12 +214,58 @@ def cells() -> list[Cell]:
             out.append(Cell(f"ROC-AUC, prevalence {prev}", "roc_auc", half,
                             {"prevalence": prev, "n": n}))  # fmt: skip
             out.append(Cell(f"F1, prevalence {prev}", "f1", half, {"prevalence": prev, "n": n}))
-    return out
+    return out + grid_cells()
+
+
+#: the original grid's clustered accuracy cells (``coverage_atlas.py``: Poisson sizes around a
+#: lognormal propensity, a normal cluster effect tied to the size), rerun here on the grid's
+#: own data sets and bootstrap seeds so that every candidate's outcome is kept per data set
+GRID_FAMILY = "accuracy, the grid's model"
+GRID_P = (0.5, 0.9, 0.99)
+
+
+def grid_cells() -> list[Cell]:
+    import coverage_atlas as ca
+
+    metrics = [f"accuracy_p{p:g}" for p in GRID_P]
+    designs = [f"clustered-{g}" for g in ca.CLUSTER_COUNTS]
+    return [Cell(GRID_FAMILY, "proportion", "grid", {"name": c.name, "g": c.n_clusters})
+            for c in ca.build_grid(metrics=metrics, designs=designs)]  # fmt: skip
+
+
+def _grid_truths() -> dict[str, float]:
+    with open(HERE / "coverage_atlas.jsonl", encoding="utf-8") as f:
+        recs = (json.loads(line) for line in f if '"record": "cell"' in line)
+        return {r["cell"]: float(r["truth"]) for r in recs if r["method"] == "auto"}
+
+
+def _grid_cell(cell: Cell):
+    import coverage_atlas as ca
+
+    metric, n, design = cell.params["name"].split("/")
+    return ca, ca.Cell(metric, int(n.removeprefix("n=")), design)
+
+
+def _dataset(cell: Cell, s: int) -> tuple[np.random.Generator, int]:
+    """Data set ``s``'s generator and bootstrap seed (the grid's own for a grid cell)."""
+    if cell.half != "grid":
+        return np.random.default_rng([zlib.crc32(cell.key.encode()), s]), s
+    ca, _ = _grid_cell(cell)
+    return ca.dataset_seeds(ca.cell_seed(cell.params["name"]), s)
 
 
 def _draw_and_truth(cell: Cell) -> tuple[Callable, float, str, tuple[float, float]]:
     """The cell's draw (``rng -> (arrays, design)``), truth, metric and range."""
     q = cell.params
+    if cell.half == "grid":
+        ca, gc = _grid_cell(cell)
+        spec = ca.METRICS[gc.metric]
+
+        def draw_grid(rng):
+            data, clusters, _ = ca.draw_dataset(spec, gc, rng)
+            return (np.asarray(data.scores, dtype=float),), {"clusters": clusters}
+
+        return draw_grid, _grid_truths()[q["name"]], "mean", (0.0, 1.0)
     if cell.kind == "proportion":
         args = (q["sizes"], q["linked"], q["g"], q["msize"], q["p"], q["icc"])
         truth = truth_proportion(q["sizes"], q["linked"], q["msize"], q["p"], q["icc"])
@@ -312,21 +358,26 @@ def _minority(y: np.ndarray) -> int:
     return min(k, y.size - k)
 
 
+def _minority_clusters(y: np.ndarray, clusters: np.ndarray) -> int:
+    """The clusters holding at least one row of the rarer outcome."""
+    rare = 1.0 if 2 * float(y.sum()) <= y.size else 0.0
+    return int(np.unique(clusters[y == rare]).size)
+
+
 def run_cell(cell: Cell, sets: int) -> dict:
     """``sets`` data sets of one cell: every candidate's and the default's outcome on each."""
     draw, truth, metric, (lo, hi) = _draw_and_truth(cell)
-    root = zlib.crc32(cell.key.encode())
     cover: dict[str, list[str]] = {}
     widths: dict[str, list[float]] = {}
-    ns, minority, chosen, outside = [], [], {}, 0
+    ns, minority, spread, chosen, outside = [], [], [], {}, 0
     t0 = time.perf_counter()
     for s in range(sets):
-        rng = np.random.default_rng([root, s])
+        rng, seed = _dataset(cell, s)
         arrays, design = draw(rng)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            found = candidates(cell, arrays, design, metric, s)
-            auto = _bootstrap(arrays, design, metric, s, "auto")
+            found = candidates(cell, arrays, design, metric, seed)
+            auto = _bootstrap(arrays, design, metric, seed, "auto")
         found["auto"] = (float(auto.low), float(auto.high))
         chosen[auto.method] = chosen.get(auto.method, 0) + 1
         outside += bool(auto.low < lo - 1e-12 or auto.high > hi + 1e-12)
@@ -334,6 +385,7 @@ def run_cell(cell: Cell, sets: int) -> dict:
         ns.append(int(arrays[0].size))
         if cell.kind == "proportion":
             minority.append(_minority(arrays[0]))
+            spread.append(_minority_clusters(arrays[0], design["clusters"]))
         for name, (a, b) in found.items():
             ok = a <= truth <= b
             cover.setdefault(name, []).append("1" if ok else "0")
@@ -341,6 +393,7 @@ def run_cell(cell: Cell, sets: int) -> dict:
     return {
         "key": cell.key, "family": cell.family, "kind": cell.kind, "half": cell.half,
         "params": cell.params, "truth": truth, "sets": sets, "n": ns, "minority": minority,
+        "minority_clusters": spread,
         "cover": {k: "".join(v) for k, v in cover.items()},
         "median_width": {k: float(np.nanmedian(v)) for k, v in widths.items()},
         "chosen": chosen, "outside": outside, "seconds": round(time.perf_counter() - t0, 1),

@@ -135,19 +135,23 @@ def test_rule_rows_in_order():
         Case("proportion", False, 20, minority=0): "jeffreys",
         Case("proportion", False, 20, minority=0, closed_form=False): "bca",
         Case("proportion", True, 200, 30, minority=3): "clustered-wilson",
-        Case("proportion", True, 20, 5, minority=9): "cr2",  # near 0.5: not "near 0 or 1"
-        Case("proportion", True, 80, 8, minority=35): "cr2",
-        Case("proportion", True, 200, 50, minority=25): "clustered-wilson",  # < 30 and 12.5 %
-        Case("proportion", True, 50, 5, minority=3): "cr2",  # few clusters and rows: CR2
+        Case("proportion", True, 200, 30, minority=4): "clustered-wilson",
+        Case("proportion", True, 200, 30, minority=5): "studentized-symmetric",  # not < 5
+        Case("proportion", True, 20, 5, minority=9): "studentized-symmetric",
+        Case("proportion", True, 80, 8, minority=35): "studentized-symmetric",
+        Case("proportion", True, 200, 50, minority=25): "studentized-symmetric",
+        Case("proportion", True, 50, 5, minority=3): "clustered-wilson",
         Case("proportion", True, 50, 5, minority=0): "clustered-wilson",  # CR2 would be a point
-        Case("proportion", True, 60, 5, minority=25): "cr2",  # 25 < 30, but 42 % of rows
+        Case("proportion", True, 12, 5, minority=4): "studentized-symmetric",  # 33 % of rows
         Case("proportion", True, 1000, 8, minority=400): "studentized-symmetric",
-        # fewer than 30 clusters and 100 to 399 rows: CR2 too (atlas_families_fit.py)
-        Case("proportion", True, 200, 20, minority=40): "cr2",
+        # fewer than 30 clusters and 100 to 399 rows: CR2 (atlas_families_fit.py)
+        Case("proportion", True, 100, 20, minority=40): "cr2",
+        Case("proportion", True, 99, 20, minority=40): "studentized-symmetric",
         Case("proportion", True, 399, 29, minority=150): "cr2",
         Case("proportion", True, 400, 20, minority=150): "studentized-symmetric",
         Case("proportion", True, 200, 30, minority=40): "studentized-symmetric",
-        Case("proportion", True, 200, 20, minority=5): "cr2",  # both outcomes present
+        Case("proportion", True, 200, 20, minority=3): "cr2",  # both outcomes present
+        Case("proportion", True, 200, 20, minority=0): "clustered-wilson",
         Case("proportion", True, 1000, 50, minority=400): "studentized-symmetric",
         Case("proportion", True, 1000, 50, minority=400, studentized=False): "bca",
         Case("mean", True, 1000, 5): "cr2",  # very few clusters: CR2 on the natural scale
@@ -271,14 +275,15 @@ def test_auto_takes_the_analytic_bootstrap_t_for_bleu():
 def test_closed_form_choices_equal_the_public_functions():
     rng = np.random.default_rng(1)
     clusters = np.repeat(np.arange(40), 5)
-    y = (rng.random(200) < 0.97).astype(float)
+    y = np.ones(200)
+    y[[3, 50, 120, 121]] = 0  # four rows of the rarer outcome
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = booteval.ci(y, clusters=clusters, **RUN)
         ref = booteval.closed_forms.clustered_wilson_interval(y, clusters)
     assert r.method == "clustered-wilson" and (r.low, r.high) == (ref.low, ref.high)
-    few = np.repeat(np.arange(6), 15)
-    y = (rng.random(90) < 0.6).astype(float)
+    few = np.repeat(np.arange(6), 20)  # fewer than 30 clusters, 100 to 399 rows
+    y = (rng.random(120) < 0.6).astype(float)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = booteval.ci(y, clusters=few, **RUN)
@@ -322,16 +327,20 @@ def test_symmetric_studentized_is_one_quantile_of_abs_t_on_both_sides():
     assert tailed.high - est != pytest.approx(est - tailed.low, rel=1e-3)
 
 
-def test_clustered_proportion_default_is_the_symmetric_bootstrap_t():
+def test_clustered_proportion_default_is_the_symmetric_bootstrap_t_on_the_logit_scale():
     rng = np.random.default_rng(3)
     clusters = np.repeat(np.arange(40), rng.integers(5, 40, 40))
     y = (rng.random(clusters.size) < 0.7).astype(float)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = booteval.ci(y, clusters=clusters, **RUN)
-        named = booteval.ci(y, clusters=clusters, **RUN, method="studentized-symmetric")
-        tailed = booteval.ci(y, clusters=clusters, **RUN, method="studentized")
-    assert r.method == "studentized-symmetric"
+        named = booteval.ci(y, clusters=clusters, **RUN, method="studentized-symmetric",
+                            transform="logit")  # fmt: skip
+        tailed = booteval.ci(y, clusters=clusters, **RUN, method="studentized", transform="logit")
+    assert r.method == "studentized-symmetric" and r.transform == named.transform
+    assert r.transform is not None and r.transform.startswith("logit")
     assert (r.low, r.high) == (named.low, named.high)
     assert tailed.with_method("studentized-symmetric").high == pytest.approx(named.high)
-    assert r.high - r.estimate == pytest.approx(r.estimate - r.low)
+    # symmetric on the logit scale, so not about the proportion itself
+    assert 0.0 < r.low < r.estimate < r.high < 1.0
+    assert r.high - r.estimate != pytest.approx(r.estimate - r.low, rel=1e-3)

@@ -368,6 +368,10 @@ class IntervalRecipe:
         Entries of ``result.details`` that come from the run.
     jackknife : LazyJackknife, optional
         For BCa; ``None`` where the result has none.
+    scores_range : (float, float), optional
+        Where the metric has no ``bounds`` but is the mean of per-row scores with a natural
+        range (``[0, 1]``, or ``[0, inf)`` for non-negative scores): an interval reaching
+        outside it is kept as the method gives it, and the notes say so.
     studentized_hint : str
         What to do instead when ``"studentized"`` is asked of a result without
         per-replicate standard errors.
@@ -381,6 +385,7 @@ class IntervalRecipe:
     notes_after: tuple[str, ...] = ()
     details: Mapping[str, Any] = field(default_factory=dict)
     jackknife: LazyJackknife | None = None
+    scores_range: tuple[float, float] | None = None
     studentized_hint: str = (
         "Run booteval.ci(..., method='studentized') instead (with the multinomial design)."
     )
@@ -400,6 +405,11 @@ class IntervalRecipe:
                 self.studentized_hint,
             )
         out = self.interval(result, method, level)
+        notes, (lo, hi) = tuple(out.notes), self.scores_range or (-math.inf, math.inf)
+        if self.bounds is None and (out.low < lo or out.high > hi):
+            notes += (f"interval ({out.low:.6g}, {out.high:.6g}) reaches outside [{lo:g}, "
+                      f"{hi:g}], where a mean of these scores cannot lie; method='auto' forms "
+                      "it on a scale that keeps it inside",)  # fmt: skip
         return dataclasses.replace(
             result,
             low=out.low,
@@ -409,7 +419,7 @@ class IntervalRecipe:
             mcse_low=out.mcse_low,
             mcse_high=out.mcse_high,
             jackknife=self.jackknife.value if self.jackknife is not None else None,
-            notes=tuple(self.notes_before) + tuple(out.notes) + tuple(self.notes_after),
+            notes=tuple(self.notes_before) + notes + tuple(self.notes_after),
             details={**self.details, **out.details},
         )
 

@@ -37,6 +37,7 @@ from .auto_method import (
     choose,
     closed_form,
     family,
+    natural_link,
     natural_transform,
     reason,
     row_scores,
@@ -418,9 +419,14 @@ def system_ci(
         rule = choose(case)
         run_method = "percentile" if rule.method in CLOSED_FORMS else rule.method
         opts = replace(opts, method=run_method)
-        if tr is None and run_method in STUDENTIZED and case.family == "mean":
+        if (
+            tr is None
+            and run_method in STUDENTIZED
+            and (case.family == "mean" or rule.natural_scale)
+        ):
             # the bootstrap-t on the scale where the mean stays in the scores' range
-            # (logit for scores in [0, 1], log for other non-negative ones)
+            # (logit for scores in [0, 1] and for a proportion, log for other non-negative
+            # ones)
             scores = row_scores(m, arrays)
             tr = None if scores is None else natural_transform(scores, evaluator.count)
     source = weight_source(design, plan, evaluator.design, clusters, opts.method)
@@ -542,6 +548,7 @@ def _run(
 
     jackknife = LazyJackknife(evaluator.jackknife)
     bounds = m.bounds if m.bounds is not None else clip
+    scores_range = _scores_range(m, arrays) if bounds is None else None
     effective_n, costly = clustered_effective_n(
         m, design, lambda: row_jackknife(m, arrays, design), jackknife
     )
@@ -559,10 +566,20 @@ def _run(
         _recompute=recipe(
             METHODS, None if coverage is None else coverage[defined], opts.n_inner,
             transform=tr, bounds=bounds, ties=opts.bca_ties, notes_after=engine_notes,
-            jackknife=jackknife,
+            jackknife=jackknife, scores_range=scores_range,
         ),
     )  # fmt: skip
     return run.with_method(method)
+
+
+def _scores_range(m: Metric, arrays: tuple[np.ndarray, ...]) -> tuple[float, float] | None:
+    """The range a mean of ``m``'s per-row scores cannot leave (:func:`natural_link`):
+    ``(0, 1)`` for scores in [0, 1], ``(0, inf)`` for other non-negative ones."""
+    scores = row_scores(m, arrays)
+    if scores is None or scores.size == 0:
+        return None
+    link = natural_link(scores)
+    return {"logit": (0.0, 1.0), "log": (0.0, math.inf)}.get(link)
 
 
 #: ``n_resamples="auto"``: the first ``B``, and the defaults of its target and cap
