@@ -12,12 +12,15 @@ per data set, for any value of its thresholds:
 * a lognormal score in clusters of geometric or lognormal sizes, independent or correlated;
 * the mean of skewed (exponential) and heavy-tailed (t3) scores on independent rows;
 * the Pearson correlation of lognormal margins and of a bivariate t3;
-* ROC-AUC and binary F1 at 10 % and 5 % prevalence.
+* ROC-AUC and binary F1 at 10 % and 5 % prevalence;
+* and the original grid's own clustered accuracy cells (``coverage_atlas.py``), on the grid's
+  own data sets and bootstrap seeds.
 
 Every family belongs to one half: ``fit`` (where :mod:`atlas_families_fit` chooses the
-thresholds) or ``held-out`` (where the chosen rule is only reported). Usage::
+thresholds, together with the ``grid`` cells) or ``held-out`` (where the chosen rule is only
+reported). Usage::
 
-    python benchmarks/atlas_families.py                 # resumable; about 90 minutes on 2 cores
+    python benchmarks/atlas_families.py                 # resumable; about 2 hours on 2 cores
     python benchmarks/atlas_families.py --sets 100      # a quick look (another file)
     python benchmarks/atlas_families_fit.py             # the fit, and atlas_families.md
 """

@@ -1929,7 +1929,9 @@ OTHER_STUDIES = (
      "Pearson correlation of lognormal and t3 pairs; ROC-AUC and F1 at 10 % and 5 % "
      "prevalence. Every data set keeps the outcome of every candidate method, so the whole "
      "rule of `method=\"auto\"` is judged per data set for any value of its thresholds: the "
-     "thresholds are fitted on one half of the families and the other half is held out."),
+     "thresholds are fitted on one half of the families together with the grid's own "
+     "clustered accuracy cells (rerun on the grid's data sets, every candidate kept), and "
+     "the other half of the families is held out."),
     ("Side by side with evalstats", "evalstats_comparison.md",
      "benchmarks/evalstats_comparison.py",
      "evalstats (PyPI) also chooses an interval automatically from its own coverage study: "

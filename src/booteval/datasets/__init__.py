@@ -238,7 +238,7 @@ def mmlu_pro(kind: str = "correct", *, as_frame: bool | None = None) -> Any:
     >>> df = booteval.datasets.mmlu_pro()
     >>> r = booteval.ci(df["Meta-Llama-3-8B"], clusters=df["src"], seed=0, n_resamples=2000)
     >>> print(r.format(scale=100, digits=1))
-    34.2 (28.6, 39.8)
+    34.2 (28.9, 39.9)
     """
     return _load("mmlu_pro", _kind(kind, "mmlu_pro"), as_frame)
 

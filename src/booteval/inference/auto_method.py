@@ -257,7 +257,7 @@ RULES: tuple[Rule, ...] = (
          "a point", _near_boundary),
     Rule("proportion", "clustered", "otherwise, on the logit scale", "studentized-symmetric",
          "accuracy p = 0.5, n = 1,000, 5 clusters: symmetric bootstrap-t on the logit scale "
-         "95.0 %, on the proportion's own scale 94.5 %, equal-tailed 92.0 %, CR2 94.0 %, BCa "
+         "95.0 %, on the proportion scale 94.5 %, equal-tailed 92.0 %, CR2 94.0 %, BCa "
          "78.2 %; p = 0.5, n = 10,000, 5 clusters: 93.0 %, 91.8 %, 89.0 %, 90.2 %, 75.2 %; "
          "p = 0.5, n = 10,000, 30 clusters: 94.0 %, 93.8 %, 94.8 %, 93.2 %, 90.5 %; p = 0.5, "
          "n = 1,000, 200 clusters: 95.5 %, 95.0 %, 95.0 %, 95.5 %, 94.5 %; "
