@@ -430,8 +430,8 @@ def system_ci(
             scores = row_scores(m, arrays)
             tr = None if scores is None else natural_transform(scores, evaluator.count)
     source = weight_source(design, plan, evaluator.design, clusters, opts.method)
-    # the default keeps a proportion in [0, 1]: an endpoint past it (the bootstrap-t with
-    # clusters, formed on the proportion's own scale) is clipped, and the notes say so
+    # the default keeps a proportion in [0, 1]: an endpoint past it is clipped, and the notes
+    # say so (a safety net: its bootstrap-t with clusters is formed on the logit scale)
     clip = (0.0, 1.0) if case is not None and case.family == "proportion" else None
     run = partial(
         _run, m, arrays, plan, evaluator, estimate, tr, opts, source, auto=auto, shared=shared,
