@@ -174,30 +174,36 @@ def issue_cells(sets: int) -> list[str]:
 def proportion_grid(sets: int) -> list[str]:
     """A proportion with 5 or 8 clusters: p in {0.5, 0.7, 0.9, 0.95}, a Beta cluster effect
     of concentration 2, 10 or 50, clusters of 10 rows (fitted: the logit scale was chosen
-    here) and of geometric sizes (held out). Closed forms only: CR2, CR2 on the logit
-    scale, the clustered Wilson interval; a data set with one outcome only takes the
-    clustered Wilson interval in every column, as ``method="auto"`` does."""
+    here) and of geometric sizes (held out). The closed forms CR2, CR2 on the logit scale
+    and the clustered Wilson interval (a data set with one outcome only takes the clustered
+    Wilson interval in each of them, as ``method="auto"`` does), and the default itself
+    (``auto``: ``booteval.ci``)."""
     import itertools
 
     from booteval.closed_forms import clustered_wilson_interval
 
     out = []
     for sizes in ("equal", "geometric"):
-        cover: dict[str, list[float]] = {"CR2": [], "CR2 logit": [], "clustered Wilson": []}
+        cover: dict[str, list[float]] = {
+            "CR2": [], "CR2 logit": [], "clustered Wilson": [], "auto": []
+        }  # fmt: skip
         for p, g, kappa in itertools.product((0.5, 0.7, 0.9, 0.95), (5, 8), (2, 10, 50)):
             rng = np.random.default_rng(int(p * 100) + g * 7 + kappa)
             hits = {k: 0 for k in cover}
-            for _ in range(sets):
+            for s in range(sets):
                 sz = np.full(g, 10) if sizes == "equal" else rng.geometric(0.15, g)
                 cl = np.repeat(np.arange(g), sz)
                 y = (rng.random(cl.size) < rng.beta(p * kappa, (1 - p) * kappa, g)[cl]) * 1.0
                 if y.min() == y.max():
                     r = clustered_wilson_interval(y, cl)
-                    runs = dict.fromkeys(cover, r)
+                    runs = dict.fromkeys(("CR2", "CR2 logit", "clustered Wilson"), r)
                 else:
                     runs = {"CR2": cluster_robust_interval(y, cl),
                             "CR2 logit": cluster_robust_interval(y, cl, link="logit"),
                             "clustered Wilson": clustered_wilson_interval(y, cl)}  # fmt: skip
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    runs["auto"] = booteval.ci(y, clusters=cl, n_resamples=B, seed=s)
                 for k, r in runs.items():
                     hits[k] += r.low <= p <= r.high
             for k in cover:
