@@ -179,6 +179,9 @@ PROPORTION_FAMILIES = (  # (sizes, correlated with the outcome, half)
     ("lognormal", True, "held-out"),
 )
 PROPORTION_GRID = ((5, 10), (8, 10), (12, 10), (20, 10), (40, 10), (6, 40), (20, 40))
+#: held out after the fit: accuracies the fitted families never had, between and beyond theirs
+OTHER_P_FAMILIES = (("equal", False), ("geometric", False))
+OTHER_P = (0.5, 0.95)
 LOGNORMAL_FAMILIES = (
     ("geometric", False, "fit"),
     ("lognormal", True, "fit"),
@@ -200,6 +203,14 @@ def cells() -> list[Cell]:
                 for icc in (0.05, 0.2, 0.5):
                     out.append(Cell(name, "proportion", half, {"sizes": sizes, "linked": linked,
                                     "g": g, "msize": msize, "p": p, "icc": icc}))  # fmt: skip
+    for sizes, linked in OTHER_P_FAMILIES:
+        name = f"accuracy 0.5 or 0.95, {_sizes_name(sizes, linked)}"
+        for g, msize in PROPORTION_GRID:
+            for p in OTHER_P:
+                for icc in (0.05, 0.2, 0.5):
+                    out.append(Cell(name, "proportion", "held-out", {"sizes": sizes,
+                                    "linked": linked, "g": g, "msize": msize, "p": p,
+                                    "icc": icc}))  # fmt: skip
     for sizes, linked, half in LOGNORMAL_FAMILIES:
         name = f"lognormal mean, {_sizes_name(sizes, linked)}"
         for g in (5, 8, 12, 20, 40):
