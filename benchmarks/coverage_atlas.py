@@ -1931,7 +1931,8 @@ OTHER_STUDIES = (
      "rule of `method=\"auto\"` is judged per data set for any value of its thresholds: the "
      "thresholds are fitted on one half of the families together with the grid's own "
      "clustered accuracy cells (rerun on the grid's data sets, every candidate kept), and "
-     "the other half of the families is held out."),
+     "the other half of the families is held out, with two families at accuracies the "
+     "fitted ones never had (0.5 and 0.95), run after the fit."),
     ("Side by side with evalstats", "evalstats_comparison.md",
      "benchmarks/evalstats_comparison.py",
      "evalstats (PyPI) also chooses an interval automatically from its own coverage study: "
