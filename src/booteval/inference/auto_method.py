@@ -67,16 +67,16 @@ __all__ = [
     "row_scores",
 ]
 
-#: a clustered proportion is "near 0 or 1" with fewer rows than this in its rarer outcome,
-#: and at most this share of the rows; a paired difference of proportions takes Tango's
-#: interval with fewer discordant rows than this
+#: a paired difference of proportions takes Tango's interval with fewer discordant rows
+#: than this
 NEAR_BOUNDARY = 30
+#: a clustered proportion takes the clustered Wilson interval with fewer rows than
+#: CLUSTERED_NEAR_BOUNDARY in its rarer outcome, and at most NEAR_BOUNDARY_SHARE of the rows
+#: (benchmarks/atlas_families_fit.py)
 NEAR_BOUNDARY_SHARE = 0.3
-#: a clustered proportion takes the clustered Wilson interval with fewer rows than this in
-#: its rarer outcome (and at most NEAR_BOUNDARY_SHARE of them; benchmarks/atlas_families_fit.py)
 CLUSTERED_NEAR_BOUNDARY = 5
-#: fewer clusters than this, and fewer rows than :data:`FEW_ROWS`: the CR2 interval rather
-#: than the cluster bootstrap-t
+#: fewer clusters than this: a clustered mean takes CR2; with fewer rows than
+#: :data:`FEW_ROWS` too, F1 takes the equal-tailed bootstrap-t
 VERY_FEW_CLUSTERS = 10
 FEW_ROWS = 100
 #: fewer clusters than this: the symmetric bootstrap-t rather than the equal-tailed one

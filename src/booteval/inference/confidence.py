@@ -44,6 +44,7 @@ from .auto_method import (
 )
 from .calibrated import recipe
 from .design_effect import clustered_effective_n, row_jackknife
+from .few_clusters import CR_LINKS
 
 __all__ = ["SharedDraws", "ci", "shared_run", "system_ci"]
 
@@ -579,7 +580,7 @@ def _scores_range(m: Metric, arrays: tuple[np.ndarray, ...]) -> tuple[float, flo
     if scores is None or scores.size == 0:
         return None
     link = natural_link(scores)
-    return {"logit": (0.0, 1.0), "log": (0.0, math.inf)}.get(link)
+    return None if link == "identity" else CR_LINKS[link]
 
 
 #: ``n_resamples="auto"``: the first ``B``, and the defaults of its target and cap
