@@ -179,9 +179,13 @@ PROPORTION_FAMILIES = (  # (sizes, correlated with the outcome, half)
     ("lognormal", True, "held-out"),
 )
 PROPORTION_GRID = ((5, 10), (8, 10), (12, 10), (20, 10), (40, 10), (6, 40), (20, 40))
-#: held out after the fit: accuracies the fitted families never had, between and beyond theirs
+#: accuracies 0.5 and 0.95: held out after the fit of stop 44, in the fit half since
 OTHER_P_FAMILIES = (("equal", False), ("geometric", False))
 OTHER_P = (0.5, 0.95)
+#: held out from the fit that took the families above: accuracies no fitted family has, in
+#: cluster sizes (equal; lognormal, size-linked) drawn as in other families
+NEW_P_FAMILIES = (("equal", False), ("lognormal", True))
+NEW_P = (0.6, 0.8, 0.97)
 LOGNORMAL_FAMILIES = (
     ("geometric", False, "fit"),
     ("lognormal", True, "fit"),
@@ -203,14 +207,17 @@ def cells() -> list[Cell]:
                 for icc in (0.05, 0.2, 0.5):
                     out.append(Cell(name, "proportion", half, {"sizes": sizes, "linked": linked,
                                     "g": g, "msize": msize, "p": p, "icc": icc}))  # fmt: skip
-    for sizes, linked in OTHER_P_FAMILIES:
-        name = f"accuracy 0.5 or 0.95, {_sizes_name(sizes, linked)}"
-        for g, msize in PROPORTION_GRID:
-            for p in OTHER_P:
-                for icc in (0.05, 0.2, 0.5):
-                    out.append(Cell(name, "proportion", "held-out", {"sizes": sizes,
-                                    "linked": linked, "g": g, "msize": msize, "p": p,
-                                    "icc": icc}))  # fmt: skip
+    for families, ps, half in ((OTHER_P_FAMILIES, OTHER_P, "fit"),
+                               (NEW_P_FAMILIES, NEW_P, "held-out")):  # fmt: skip
+        for sizes, linked in families:
+            name = f"accuracy {' or '.join(f'{p:g}' for p in ps)}, {_sizes_name(sizes, linked)}"
+            name = name.replace(" or ", ", ", len(ps) - 2)
+            for g, msize in PROPORTION_GRID:
+                for p in ps:
+                    for icc in (0.05, 0.2, 0.5):
+                        out.append(Cell(name, "proportion", half, {"sizes": sizes,
+                                        "linked": linked, "g": g, "msize": msize, "p": p,
+                                        "icc": icc}))  # fmt: skip
     for sizes, linked, half in LOGNORMAL_FAMILIES:
         name = f"lognormal mean, {_sizes_name(sizes, linked)}"
         for g in (5, 8, 12, 20, 40):
@@ -232,10 +239,13 @@ def cells() -> list[Cell]:
 
 
 #: the original grid's clustered accuracy cells (``coverage_atlas.py``: Poisson sizes around a
-#: lognormal propensity, a normal cluster effect tied to the size), rerun here on the grid's
-#: own data sets and bootstrap seeds so that every candidate's outcome is kept per data set
+#: lognormal propensity, a normal cluster effect tied to the size) and its iid ROC-AUC (30 %
+#: positives) and Pearson (bivariate normal) cells, rerun here on the grid's own data sets
+#: and bootstrap seeds so that every candidate's outcome is kept per data set
 GRID_FAMILY = "accuracy, the grid's model"
 GRID_P = (0.5, 0.9, 0.99)
+GRID_IID = {"roc_auc": "ROC-AUC, the grid's model", "pearson": "Pearson r, the grid's model"}
+GRID_IID_SIZES = (20, 50, 200, 1000)
 
 
 def grid_cells() -> list[Cell]:
@@ -243,14 +253,17 @@ def grid_cells() -> list[Cell]:
 
     metrics = [f"accuracy_p{p:g}" for p in GRID_P]
     designs = [f"clustered-{g}" for g in ca.CLUSTER_COUNTS]
-    return [Cell(GRID_FAMILY, "proportion", "grid", {"name": c.name, "g": c.n_clusters})
-            for c in ca.build_grid(metrics=metrics, designs=designs)]  # fmt: skip
+    out = [Cell(GRID_FAMILY, "proportion", "grid", {"name": c.name, "g": c.n_clusters})
+           for c in ca.build_grid(metrics=metrics, designs=designs)]  # fmt: skip
+    for c in ca.build_grid(metrics=list(GRID_IID), sizes=GRID_IID_SIZES, designs=["iid"]):
+        out.append(Cell(GRID_IID[c.metric], c.metric, "grid", {"name": c.name, "n": c.n}))
+    return out
 
 
 def _grid_truths() -> dict[str, float]:
     with open(HERE / "coverage_atlas.jsonl", encoding="utf-8") as f:
         recs = (json.loads(line) for line in f if '"record": "cell"' in line)
-        return {r["cell"]: float(r["truth"]) for r in recs if r["method"] == "auto"}
+        return {r["cell"]: float(r["truth"]) for r in recs}
 
 
 def _grid_cell(cell: Cell):
@@ -274,6 +287,14 @@ def _draw_and_truth(cell: Cell) -> tuple[Callable, float, str, tuple[float, floa
     if cell.half == "grid":
         ca, gc = _grid_cell(cell)
         spec = ca.METRICS[gc.metric]
+
+        if cell.kind != "proportion":
+
+            def draw_iid(rng):
+                return tuple(np.asarray(a) for a in ca.draw_dataset(spec, gc, rng)[0].arrays), {}
+
+            low = -1.0 if cell.kind == "pearson" else 0.0
+            return draw_iid, _grid_truths()[q["name"]], cell.kind, (low, 1.0)
 
         def draw_grid(rng):
             data, clusters, _ = ca.draw_dataset(spec, gc, rng)
@@ -378,12 +399,23 @@ def _minority_clusters(y: np.ndarray, clusters: np.ndarray) -> int:
     return int(np.unique(clusters[y == rare]).size)
 
 
+def _design_effect(y: np.ndarray, clusters: np.ndarray) -> float:
+    """The estimated design effect of a clustered proportion: its cluster-robust (CR0)
+    variance over the binomial one (1 where every row is alike)."""
+    p = float(y.mean())
+    if p in (0.0, 1.0):
+        return 1.0
+    _, code = np.unique(clusters, return_inverse=True)
+    totals = np.bincount(code, weights=y - p)
+    return float(np.sum(totals**2) / (y.size * p * (1.0 - p)))
+
+
 def run_cell(cell: Cell, sets: int) -> dict:
     """``sets`` data sets of one cell: every candidate's and the default's outcome on each."""
     draw, truth, metric, (lo, hi) = _draw_and_truth(cell)
     cover: dict[str, list[str]] = {}
     widths: dict[str, list[float]] = {}
-    ns, minority, spread, chosen, outside = [], [], [], {}, 0
+    ns, minority, spread, deff, chosen, outside = [], [], [], [], {}, 0
     t0 = time.perf_counter()
     for s in range(sets):
         rng, seed = _dataset(cell, s)
@@ -400,6 +432,9 @@ def run_cell(cell: Cell, sets: int) -> dict:
         if cell.kind == "proportion":
             minority.append(_minority(arrays[0]))
             spread.append(_minority_clusters(arrays[0], design["clusters"]))
+            deff.append(_design_effect(arrays[0], design["clusters"]))
+        elif cell.kind == "roc_auc":  # the rarer class
+            minority.append(_minority(arrays[0]))
         for name, (a, b) in found.items():
             ok = a <= truth <= b
             cover.setdefault(name, []).append("1" if ok else "0")
@@ -407,11 +442,40 @@ def run_cell(cell: Cell, sets: int) -> dict:
     return {
         "key": cell.key, "family": cell.family, "kind": cell.kind, "half": cell.half,
         "params": cell.params, "truth": truth, "sets": sets, "n": ns, "minority": minority,
-        "minority_clusters": spread,
+        "minority_clusters": spread, "design_effect": deff,
         "cover": {k: "".join(v) for k, v in cover.items()},
         "median_width": {k: float(np.nanmedian(v)) for k, v in widths.items()},
         "chosen": chosen, "outside": outside, "seconds": round(time.perf_counter() - t0, 1),
     }  # fmt: skip
+
+
+def fill(path: Path = DEFAULT_OUT) -> int:
+    """Add what later studies record of a proportion's data sets (the clusters holding the
+    rarer outcome, the design effect) and of ROC-AUC's (the rows of the rarer class) to the
+    records that lack it, by drawing their data sets again (a proportion's checked equal on
+    the rows and the rarer outcome recorded); returns the records filled."""
+    records, by_key, filled = load(path), {c.key: c for c in cells()}, 0
+    for r in records:
+        if r["kind"] == "roc_auc" and not r["minority"]:
+            draw = _draw_and_truth(by_key[r["key"]])[0]
+            r["minority"] = [_minority(draw(_dataset(by_key[r["key"]], s)[0])[0][0])
+                             for s in range(r["sets"])]  # fmt: skip
+            filled += 1
+        if r["kind"] != "proportion" or r.get("design_effect"):
+            continue
+        cell = by_key[r["key"]]
+        draw = _draw_and_truth(cell)[0]
+        spread, deff = [], []
+        for s in range(r["sets"]):
+            (y,), design = draw(_dataset(cell, s)[0])
+            assert y.size == r["n"][s] and _minority(y) == r["minority"][s], r["key"]
+            spread.append(_minority_clusters(y, design["clusters"]))
+            deff.append(_design_effect(y, design["clusters"]))
+        assert r.get("minority_clusters") in (None, [], spread), r["key"]
+        r["minority_clusters"], r["design_effect"], filled = spread, deff, filled + 1
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        f.writelines(json.dumps(r) + "\n" for r in records)
+    return filled
 
 
 def load(path: Path = DEFAULT_OUT) -> list[dict]:
@@ -427,10 +491,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--only", default=None, help="run the cells whose key contains this")
+    ap.add_argument("--fill", action="store_true", help="only add what records lack (fill)")
     args = ap.parse_args(argv)
     out = args.out or (
         DEFAULT_OUT if args.sets == 400 else HERE / f"atlas_families_{args.sets}.jsonl.gz"
     )
+    if args.fill:
+        print(f"{fill(out)} records filled in {out}")
+        return 0
     done = {r["key"] for r in load(out)}
     todo = [c for c in cells() if c.key not in done and (args.only is None or args.only in c.key)]
     print(f"{len(todo)} cells to run ({len(done)} done) -> {out}", flush=True)
