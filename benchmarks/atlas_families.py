@@ -8,20 +8,22 @@ per data set, for any value of its thresholds:
 
 * binary outcomes in clusters of equal, geometric or lognormal sizes, the size independent of
   the outcome or correlated with it (larger clusters easier), a Beta cluster effect with
-  intra-cluster correlation 0.05, 0.2 or 0.5, accuracy 0.7 or 0.9;
+  intra-cluster correlation 0.05, 0.2 or 0.5, accuracy 0.7 or 0.9 (and, in later studies,
+  0.5 or 0.95, then 0.6, 0.8 or 0.97, held out from the fit that preceded them);
 * a lognormal score in clusters of geometric or lognormal sizes, independent or correlated;
 * the mean of skewed (exponential) and heavy-tailed (t3) scores on independent rows;
 * the Pearson correlation of lognormal margins and of a bivariate t3;
 * ROC-AUC and binary F1 at 10 % and 5 % prevalence;
-* and the original grid's own clustered accuracy cells (``coverage_atlas.py``), on the grid's
-  own data sets and bootstrap seeds.
+* and the original grid's own clustered accuracy cells and iid ROC-AUC and Pearson cells
+  (``coverage_atlas.py``), on the grid's own data sets and bootstrap seeds.
 
 Every family belongs to one half: ``fit`` (where :mod:`atlas_families_fit` chooses the
 thresholds, together with the ``grid`` cells) or ``held-out`` (where the chosen rule is only
 reported). Usage::
 
-    python benchmarks/atlas_families.py                 # resumable; about 2 hours on 2 cores
+    python benchmarks/atlas_families.py                 # resumable; about 4 hours on 2 cores
     python benchmarks/atlas_families.py --sets 100      # a quick look (another file)
+    python benchmarks/atlas_families.py --fill          # add what older records lack
     python benchmarks/atlas_families_fit.py             # the fit, and atlas_families.md
 """
 

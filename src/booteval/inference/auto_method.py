@@ -425,6 +425,8 @@ def family(m: Metric, arrays: tuple[np.ndarray, ...]) -> str:
     >>> family(get_metric("mean"), (np.array([0.0, 1.0, 1.0]),))
     'proportion'
     >>> family(get_metric("roc_auc"), (np.array([0, 1]), np.array([0.2, 0.9])))
+    'roc_auc'
+    >>> family(get_metric("average_precision"), (np.array([0, 1]), np.array([0.2, 0.9])))
     'other'
     """
     kind = m.auto_family
