@@ -165,13 +165,6 @@ def test_rule_rows_in_order():
         Case("f1", False, 20): "bca",
         Case("pearson", False, 20): "percentile",
         Case("pearson", False, 200): "percentile",
-        # ROC-AUC: fewer than 8 rows of the rarer class, at most 10 % of the rows
-        Case("roc_auc", False, 100, minority=7): "studentized",
-        Case("roc_auc", False, 100, minority=8): "bca",
-        Case("roc_auc", False, 60, minority=7): "bca",  # 11.7 % of the rows
-        Case("roc_auc", False, 70, minority=7): "studentized",  # 10 %
-        Case("roc_auc", False, 100, minority=5, studentized=False): "bca",
-        Case("roc_auc", True, 100, 20, minority=5): "studentized-symmetric",  # as "other"
         Case("other", True, 500, 40): "studentized",  # e.g. ROC-AUC: DeLong's SE
         Case("other", True, 29, 10, analytic_se=False): "studentized",  # nested, equal-tailed
         Case("other", True, 30, 10, analytic_se=False): "studentized-symmetric",  # nested
@@ -262,25 +255,6 @@ def test_ci_reports_the_choice_and_why(data, kwargs, method):
             warnings.simplefilter("ignore")
             named = booteval.ci(*data, **kwargs, **RUN, method=method, **extra)
         assert (named.low, named.high) == (r.low, r.high)
-
-
-def test_auto_takes_the_bootstrap_t_for_roc_auc_with_few_positives():
-    """ROC-AUC with 5 positives among 100 rows: BCa covers 81.8 % there (the atlas's
-    families), so ``auto`` takes the bootstrap-t with DeLong's standard error; with 30 %
-    positives it keeps BCa. Labels given as strings count the same."""
-    rng = np.random.default_rng(4)
-    y = np.zeros(100)
-    y[rng.choice(100, 5, replace=False)] = 1
-    score = rng.normal(y, 1.0)
-    r = booteval.ci(y, score, metric="roc_auc", **RUN)
-    assert r.method == "studentized"
-    assert "ROC-AUC" in r.notes[0] and "rarer class" in r.notes[0]
-    assert 0.0 <= r.low < r.estimate < r.high <= 1.0
-    named = booteval.ci(np.where(y == 1, "spam", "ham"), score, metric="roc_auc",
-                        metric_kwargs={"pos_label": "spam"}, **RUN)  # fmt: skip
-    assert named.method == "studentized" and named.high == r.high
-    y30 = (rng.random(100) < 0.3).astype(float)
-    assert booteval.ci(y30, rng.normal(y30, 1.0), metric="roc_auc", **RUN).method == "bca"
 
 
 def test_auto_takes_the_analytic_bootstrap_t_for_bleu():

@@ -109,11 +109,6 @@ BOUNDED_MEAN_EVIDENCE = (
 #: a clustered proportion with fewer than FEW_CLUSTERS clusters and from FEW_ROWS to fewer
 #: than this many rows takes CR2 on the logit scale (benchmarks/atlas_families_fit.py)
 PROPORTION_CR2_ROWS = 400
-#: ROC-AUC on independent rows takes the bootstrap-t (DeLong's standard error) with fewer
-#: rows than this in its rarer class, where they are at most AUC_RARER_SHARE of the rows
-#: (benchmarks/atlas_families_fit.py)
-AUC_FEW_RARER = 8
-AUC_RARER_SHARE = 0.1
 #: beyond this many rows in 30 or more clusters, Kendall's tau takes BCa, not the percentile
 #: interval (the atlas measures 1,000 and 10,000 rows)
 RANK_PERCENTILE_ROWS = 1000
@@ -128,9 +123,8 @@ class Case:
     family : str
         ``"proportion"`` (accuracy, error rate, the mean of 0/1 scores), ``"mean"`` (the
         mean of other scores, MAE, MSE, log loss, Brier), ``"f1"``, ``"pearson"``,
-        ``"kendall"``, ``"bleu"``, ``"roc_auc"`` or ``"other"``; for
-        :func:`booteval.compare`'s paired difference ``"proportion-difference"`` (of two
-        proportions),
+        ``"kendall"``, ``"bleu"`` or ``"other"``; for :func:`booteval.compare`'s paired
+        difference ``"proportion-difference"`` (of two proportions),
         ``"mean-difference"`` (of two means of other per-row scores) or ``"difference"``.
     clustered : bool
         Whole clusters are resampled.
@@ -139,8 +133,7 @@ class Case:
     n_clusters : int or None
         Clusters, where clustered.
     minority : int or None
-        For a proportion, the rows in its rarer outcome, ``min(k, n - k)``; for ROC-AUC,
-        the rows in its rarer class.
+        For a proportion, the rows in its rarer outcome, ``min(k, n - k)``.
     studentized : bool
         The studentized interval is available (the multinomial design).
     closed_form : bool
@@ -215,11 +208,6 @@ def _proportion_cr2(case: Case) -> bool:
     if g is None or not (case.minority or 0) > 0:
         return False
     return g < FEW_CLUSTERS and FEW_ROWS <= case.n < PROPORTION_CR2_ROWS
-
-
-def _few_rarer_class(case: Case) -> bool:
-    m = case.minority
-    return m is not None and m < AUC_FEW_RARER and m <= AUC_RARER_SHARE * case.n
 
 
 def _nested(case: Case) -> bool:
@@ -393,22 +381,13 @@ RULES: tuple[Rule, ...] = (
          "bivariate normal (the grid's own data sets), n = 20: 90.5 %, 95.0 %, 91.5 %; "
          "n = 50: 92.8 %, 95.5 %, 92.8 %; n = 1,000: 96.2 %, 95.0 %, 95.5 % (400 data sets "
          "a cell, benchmarks/atlas_families.py); fitted on lognormal margins and the grid "
-         "together, the percentile interval at every n is never farther from 95 % than "
-         "BCa, where the bootstrap-t below 50 rows is, on lognormal margins at 20 rows",
+         "together, the percentile interval at every n is never farther from 95 % than BCa "
+         "by more than Monte Carlo error, where the bootstrap-t below 50 rows is, on "
+         "lognormal margins at 20 rows",
          _always),
     Rule("bleu", "independent", "with an analytic standard error", "studentized",
          "corpus BLEU, n = 20: studentized 95.0 %, BCa 93.0 %; n = 50: 94.8 %, 93.8 %; "
          "n = 200: 94.9 %, 94.6 %; n = 1,000: 95.0 %, 95.0 %", _cheap_studentized),
-    Rule("roc_auc", "independent",
-         f"fewer than {AUC_FEW_RARER} rows, and at most {AUC_RARER_SHARE:.0%}, in the rarer "
-         "class", "studentized",
-         "ROC-AUC, prevalence 0.05, n = 100 (5 positives on average): studentized 95.2 %, "
-         "BCa 81.8 %; prevalence 0.1, n = 100: 96.2 %, 92.5 % (400 data sets a cell, "
-         "benchmarks/atlas_families.py); the rule, taking the bootstrap-t (DeLong's "
-         "standard error) only where the rarer class has fewer than 8 rows and at most "
-         "10 % of them: 94.2 % and 93.5 % on those two cells; the grid's 30 % positives "
-         "(6 positives at 20 rows, where BCa covers 97.5 % and the bootstrap-t 99.0 %) "
-         "keep BCa", _few_rarer_class),
     Rule("any", "any", "otherwise", "bca",
          "BCa is booteval's and scipy.stats.bootstrap's default; ROC-AUC, n = 20: BCa 95.7 %, "
          "percentile 88.6 %; Kendall, n = 20: BCa 96.0 %; F1, n = 20: BCa 94.0 %", _always),
@@ -425,8 +404,6 @@ def family(m: Metric, arrays: tuple[np.ndarray, ...]) -> str:
     >>> family(get_metric("mean"), (np.array([0.0, 1.0, 1.0]),))
     'proportion'
     >>> family(get_metric("roc_auc"), (np.array([0, 1]), np.array([0.2, 0.9])))
-    'roc_auc'
-    >>> family(get_metric("average_precision"), (np.array([0, 1]), np.array([0.2, 0.9])))
     'other'
     """
     kind = m.auto_family
@@ -501,9 +478,6 @@ def case_of(
         # every row alike: a score interval keeps its width where the bootstrap gives a
         # point, whatever transform was asked for
         closed_form = closed_form or constant
-    elif kind == "roc_auc":  # the validated labels are 0 (negative) or 1 (positive)
-        k = round(float(np.sum(arrays[0])))
-        minority = min(k, design.n_rows - k)
     return Case(
         family=kind, clustered=bool(design.clustered), n=int(design.n_rows),
         n_clusters=design.n_clusters if design.clustered else None, minority=minority,
@@ -578,7 +552,6 @@ def reason(rule: Rule, case: Case) -> str:
         "pearson": "a Pearson correlation",
         "kendall": "Kendall's tau",
         "bleu": "corpus BLEU",
-        "roc_auc": "ROC-AUC",
         "other": "this metric",
         "proportion-difference": "a paired difference of proportions",
         "mean-difference": "a paired difference of means",
@@ -593,7 +566,7 @@ def reason(rule: Rule, case: Case) -> str:
         else f"{case.n} rows, {case.discordant} discordant"
     )
     share = None
-    if case.family == "proportion" and case.minority is not None and case.n:
+    if case.minority is not None and case.n:
         share = 1.0 - case.minority / case.n  # the commoner outcome's, as the atlas's p
     cell = nearest_cell(rule.evidence, case.n, case.n_clusters if case.clustered else None, share)
     cite = (

@@ -474,7 +474,6 @@ class RocAuc(_BinaryRankingMetric):
     """
 
     name = "roc_auc"
-    auto_family: ClassVar[str] = "roc_auc"
     _evaluator = AucEvaluator
 
 
