@@ -3,12 +3,13 @@
 Reads every data set's outcome (``atlas_families.py``), evaluates the whole rule per data set
 for every combination of its thresholds (the same rows as
 ``booteval.inference.auto_method.RULES``, written out here for these families), chooses on
-the ``fit`` half together with the original grid's clustered accuracy cells (``grid``, rerun
-on the grid's own data sets) the combination with the fewest cells worse than BCa, then the
-most cells in band, then the fewest points outside the band (below it counted twice; ties:
-the fewest thresholds moved), and reports the rule before, the fitted one and booteval's rule now
-on every family, the held-out ones included. It also checks that the emulated rule each data
-set ran under gives, on every data set, the outcome ``booteval.ci(method="auto")`` gave.
+the ``fit`` half together with the original grid's clustered accuracy and iid ROC-AUC and
+Pearson cells (``grid``, rerun on the grid's own data sets) the combination with the fewest
+cells worse than BCa, then the most cells in band, then the fewest points outside the band
+(below it counted twice; ties: the fewest thresholds moved), and reports the rule before,
+the fitted one and booteval's rule now on every family, the held-out ones included. It also
+checks that the emulated rule each data set ran under gives, on every data set, the outcome
+``booteval.ci(method="auto")`` gave.
 Writes ``atlas_families.md`` (rendered into ``docs/coverage.md`` by
 ``coverage_atlas.py --render``). Usage::
 
