@@ -188,6 +188,15 @@ CONSTANTS = {
 }
 
 
+def _bootstrap_t(otherwise: str, symmetric: bool, scale: str) -> str:
+    """The candidate a clustered proportion's rule takes where no closed form does."""
+    if otherwise == "calibrated":
+        return "calibrated"
+    return ("studentized-symmetric" if symmetric else "studentized") + (
+        "-logit" if scale == "logit" else ""
+    )
+
+
 def hits(
     kind: str, th: dict, n: np.ndarray, g: int | None, minority, bits: dict, spread=None,
     deff=None,
@@ -197,14 +206,11 @@ def hits(
     clusters holding its rarer outcome; ``deff``: its estimated design effect, where the
     symmetric bootstrap-t may give way to the equal-tailed one)."""
     if kind == "proportion":
-        if th["otherwise"] == "calibrated":
-            out = bits["calibrated"]
-        else:
-            sym = g < th["symmetric_below"]
-            suffix = "-logit" if th["scale"] == "logit" else ""
-            out = bits[("studentized-symmetric" if sym else "studentized") + suffix]
+        name = _bootstrap_t(th["otherwise"], g < th["symmetric_below"], th["scale"])
+        out = bits[name]
+        if name != "calibrated":  # the equal-tailed one by the design effect
             swap = (deff >= th["equal_tailed_above"]) | (deff < th["equal_tailed_below"])
-            out = np.where(swap, bits["studentized" + suffix], out)
+            out = np.where(swap, bits[name.replace("-symmetric", "")], out)
         near = (minority < th["near_boundary"]) & (minority <= th["near_boundary_share"] * n)
         out = np.where(near, bits["clustered-wilson"], out)
         cr2 = (g < th["very_few_clusters"]) & (n < th["few_rows"])
@@ -276,17 +282,13 @@ def _in_fit(r: dict) -> bool:
     return r["half"] in ("fit", "grid")
 
 
-#: a proportion's bootstrap-t candidates: (the thresholds' "otherwise", symmetric, "scale")
-_BASES = {("calibrated", False, "identity"): "calibrated", ("calibrated", True, "identity"):
-          "calibrated", ("calibrated", False, "logit"): "calibrated", ("calibrated", True,
-          "logit"): "calibrated"}  # fmt: skip
-for _sym, _scale in itertools.product((False, True), ("identity", "logit")):
-    _BASES["bootstrap-t", _sym, _scale] = ("studentized-symmetric" if _sym else "studentized") + (
-        "-logit" if _scale == "logit" else ""
-    )
-_BASE_NAMES = list(dict.fromkeys(_BASES.values()))
+#: the candidates :func:`_bootstrap_t` takes
+_BASE_NAMES = list(dict.fromkeys(
+    _bootstrap_t(other, sym, scale) for other, sym, scale in itertools.product(
+        GRID["proportion"]["otherwise"][1], (False, True), GRID["proportion"]["scale"][1])
+))  # fmt: skip
 #: the proportion's thresholds by the stage of the rule they act in (after the choice of the
-#: bootstrap-t, :data:`_BASES`)
+#: bootstrap-t, :func:`_bootstrap_t`)
 _STAGES = (
     ("equal_tailed_above", "equal_tailed_below"),
     ("near_boundary", "near_boundary_share"),
@@ -333,7 +335,8 @@ def _proportion_keys(cells: Cells, mcse: float, rules: list[tuple]) -> np.ndarra
         sym = g[None, :] < np.array([th["symmetric_below"] for th in chunk])[:, None]
         base_idx = np.empty(sym.shape, dtype=np.int64)
         for s in (False, True):
-            names_b = [_BASE_NAMES.index(_BASES[th["otherwise"], s, th["scale"]]) for th in chunk]
+            names_b = [_BASE_NAMES.index(_bootstrap_t(th["otherwise"], s, th["scale"]))
+                       for th in chunk]  # fmt: skip
             base_idx = np.where(sym == s, np.array(names_b)[:, None], base_idx)
         base_idx = base_idx * len(combos[0]) + stage_idx[0][:, None]
         flat = np.ravel_multi_index((base_idx, *(ix[:, None] for ix in stage_idx[1:])), shape)
@@ -370,16 +373,15 @@ def fit(kind: str, cells: Cells) -> dict:
     fewest thresholds moved from their values before)."""
     grid = GRID[kind]
     current = before(kind)
-    in_fit = _in_fit
     mcse = 100 * math.sqrt(0.95 * 0.05 / cells.records[0]["sets"])
     if kind == "proportion":
         return _proportion_fit(cells, mcse)
     pairs = zip(cells.records, cells.bits, strict=True)
-    bca = [100 * b["bca"].mean() for r, b in pairs if in_fit(r)]
+    bca = [100 * b["bca"].mean() for r, b in pairs if _in_fit(r)]
     best, best_key = current, None
     for values in itertools.product(*(v[1] for v in grid.values())):
         th = dict(zip(grid, values, strict=True))
-        covs = cells.coverage(kind, th, in_fit)
+        covs = cells.coverage(kind, th, _in_fit)
         key = (worse_than_bca(covs, bca, mcse), -score(covs)[0], round(loss(covs), 3),
                sum(th[k] != current[k] for k in th))  # fmt: skip
         if best_key is None or key < best_key:
