@@ -59,11 +59,11 @@ print("finished", flush=True)
 _STOPS_WITHIN = 3.0
 
 
-def _stop_limit() -> float:
+def _stop_limit(startup: float) -> float:
     """Seconds a run may take to stop after Ctrl-C: 3, or more on a machine that is loaded
-    now (as long as a fresh interpreter takes to load booteval's run), so that the pass
-    does not depend on what else the machine is doing."""
-    return max(_STOPS_WITHIN, _startup_seconds())
+    now (``startup``: as long as a fresh interpreter takes to load booteval's run), so that
+    the pass does not depend on what else the machine is doing."""
+    return max(_STOPS_WITHIN, startup)
 
 
 def _startup_seconds() -> float:
@@ -83,17 +83,16 @@ def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def _interrupt_after_start(cmd: list[str], **kwargs) -> tuple[float, int, str]:
+def _interrupt_after_start(cmd: list[str], startup: float) -> tuple[float, int, str]:
     """Start ``cmd``, send SIGINT once it has printed its first line and had time to
-    import booteval (at least a second; three times a fresh import's time on a loaded
-    machine); return (seconds from SIGINT to exit, exit status, standard error)."""
-    settle = max(1.0, 3 * _startup_seconds())
+    import booteval (at least a second; three times ``startup``, a fresh import's time,
+    on a loaded machine); return (seconds from SIGINT to exit, exit status, standard
+    error)."""
+    settle = max(1.0, 3 * startup)
     pipe = subprocess.PIPE
     # the child must not inherit an ignored SIGINT (a test runner's worker may ignore it,
     # and Python then installs no KeyboardInterrupt handler): the default, as in a shell
-    proc = subprocess.Popen(
-        cmd, stdout=pipe, stderr=pipe, text=True, preexec_fn=_default_sigint, **kwargs
-    )
+    proc = subprocess.Popen(cmd, stdout=pipe, stderr=pipe, text=True, preexec_fn=_default_sigint)
     try:
         assert proc.stdout is not None
         proc.stdout.readline()  # the run is under way (or the command is reading)
@@ -113,10 +112,13 @@ def _interrupt_after_start(cmd: list[str], **kwargs) -> tuple[float, int, str]:
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT delivery differs on Windows")
 @pytest.mark.parametrize("workers", [1, 2])
 def test_ctrl_c_stops_the_api_within_a_second(workers):
-    elapsed, code, err = _interrupt_after_start([sys.executable, "-c", _API_RUN, str(workers)])
+    startup = _startup_seconds()  # measured once: it sets both the wait and the limit
+    elapsed, code, err = _interrupt_after_start(
+        [sys.executable, "-c", _API_RUN, str(workers)], startup
+    )
     assert "KeyboardInterrupt" in err
     assert code != 0
-    limit = _stop_limit()
+    limit = _stop_limit(startup)
     assert elapsed < limit, f"stopped {elapsed:.1f} s after Ctrl-C (limit {limit:.1f} s)"
 
 
@@ -130,6 +132,7 @@ def test_ctrl_c_on_the_command_exits_130_with_one_line(tmp_path):
     cmd = [exe] if exe else [sys.executable, "-m", "booteval"]
     # the command prints nothing before its result, so a shell prints the first line
     script = 'echo started; exec "$@"'
+    startup = _startup_seconds()
     elapsed, code, err = _interrupt_after_start(
         [
             "sh",
@@ -146,12 +149,13 @@ def test_ctrl_c_on_the_command_exits_130_with_one_line(tmp_path):
             "--method",
             "percentile",
         ],
+        startup,
     )
     assert code == 130, err
     lines = [line for line in err.splitlines() if line.strip()]
     assert lines[-1] == "booteval ci: interrupted", err
     assert "Traceback" not in err
-    limit = _stop_limit()
+    limit = _stop_limit(startup)
     assert elapsed < limit, f"stopped {elapsed:.1f} s after Ctrl-C (limit {limit:.1f} s)"
 
 

@@ -512,6 +512,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             "pip install 'booteval[cli,examples]'"
         ) from None
 
+    out = Path(args.out)  # refused before the models are trained
+    if out.exists() and not out.is_dir():
+        raise CliError(f"--out: expected a folder for the demo's files; {out} is a file")
     X, y = load_breast_cancer(return_X_y=True)
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.4, random_state=0, stratify=y)
     models = {
@@ -534,9 +537,6 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         ignore_index=True,
     )  # fmt: skip
     b = str(args.n_resamples)
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise CliError(f"--out: expected a folder for the demo's files; {out} is a file")
     try:
         out.mkdir(parents=True, exist_ok=True)
         wide_path, long_path = out / "test.csv", out / "test_long.csv"
