@@ -382,6 +382,7 @@ def candidates(cell: Cell, arrays, design, metric: str, seed: int) -> dict[str, 
             take("fisher-z", lambda: cf.fisher_z_interval(base.estimate, arrays[0].size))
         if cell.kind == "roc_auc":
             take("delong", lambda: cf.delong_interval(*arrays))
+            take("newcombe-auc", lambda: cf.newcombe_auc_interval(*arrays))
     return out
 
 
@@ -451,17 +452,75 @@ def run_cell(cell: Cell, sets: int) -> dict:
     }  # fmt: skip
 
 
+def _fill_newcombe(r: dict, cell: Cell) -> None:
+    """Newcombe's score interval on each of a ROC-AUC record's data sets, drawn again (its
+    rarer class checked equal to the one recorded)."""
+    draw, truth = _draw_and_truth(cell)[:2]
+    bits, widths = [], []
+    for s in range(r["sets"]):
+        (y, score), _ = draw(_dataset(cell, s)[0])
+        assert _minority(y) == r["minority"][s], r["key"]
+        out = cf.newcombe_auc_interval(y, score)
+        bits.append("1" if out.low <= truth <= out.high else "0")
+        widths.append(out.high - out.low)
+    r["cover"]["newcombe-auc"] = "".join(bits)
+    r["median_width"]["newcombe-auc"] = float(np.median(widths))
+
+
+#: a data set whose resample misses every cluster of its rarer outcome with at least this
+#: probability may have a bootstrap-t with too many zero standard errors (an infinite
+#: quantile); below it, 999 replicates hold too few such resamples for that (10 expected,
+#: against the 25 or 50 an infinite 97.5 % or 95 % quantile needs)
+MISS_ALL = 0.005
+
+
+def _fill_vacuous(r: dict, cell: Cell) -> None:
+    """Whether each data set's bootstrap-t on the logit scale (equal-tailed and symmetric)
+    is vacuous, an infinite quantile (:func:`booteval.ci`'s ``details["vacuous"]``), where
+    ``method="auto"`` now gives CR2 instead. Run again only where a resample can miss every
+    cluster of the rarer outcome often enough (:data:`MISS_ALL`); each rerun is checked
+    against the recorded outcome."""
+    draw, truth, metric = _draw_and_truth(cell)[:3]
+    g = cell.params["g"]
+    flags = {
+        "studentized-logit": ["0"] * r["sets"],
+        "studentized-symmetric-logit": ["0"] * r["sets"],
+    }
+    for s, k in enumerate(r["minority_clusters"]):
+        if ((g - k) / g) ** g < MISS_ALL:
+            continue
+        rng, seed = _dataset(cell, s)
+        arrays, design = draw(rng)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            st = _bootstrap(arrays, design, metric, seed, "studentized", "logit")
+            for name, res in (("studentized-logit", st),
+                              ("studentized-symmetric-logit",
+                               st.with_method("studentized-symmetric"))):  # fmt: skip
+                hit = "1" if res.low <= truth <= res.high else "0"
+                assert hit == r["cover"][name][s], (r["key"], s, name)
+                flags[name][s] = "1" if res.details.get("vacuous") else "0"
+    r["vacuous"] = {k: "".join(v) for k, v in flags.items()}
+
+
 def fill(path: Path = DEFAULT_OUT) -> int:
     """Add what later studies record of a proportion's data sets (the clusters holding the
-    rarer outcome, the design effect) and of ROC-AUC's (the rows of the rarer class) to the
-    records that lack it, by drawing their data sets again (a proportion's checked equal on
-    the rows and the rarer outcome recorded); returns the records filled."""
+    rarer outcome, the design effect, whether its bootstrap-t is vacuous) and of ROC-AUC's
+    (the rows of the rarer class, Newcombe's score interval) to the records that lack it,
+    by drawing their data sets again (checked equal on what was recorded); returns the
+    records filled."""
     records, by_key, filled = load(path), {c.key: c for c in cells()}, 0
     for r in records:
         if r["kind"] == "roc_auc" and not r["minority"]:
             draw = _draw_and_truth(by_key[r["key"]])[0]
             r["minority"] = [_minority(draw(_dataset(by_key[r["key"]], s)[0])[0][0])
                              for s in range(r["sets"])]  # fmt: skip
+            filled += 1
+        if r["kind"] == "roc_auc" and "newcombe-auc" not in r["cover"]:
+            _fill_newcombe(r, by_key[r["key"]])
+            filled += 1
+        if r["kind"] == "proportion" and "vacuous" not in r and r.get("minority_clusters"):
+            _fill_vacuous(r, by_key[r["key"]])
             filled += 1
         if r["kind"] != "proportion" or r.get("design_effect"):
             continue

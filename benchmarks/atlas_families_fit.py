@@ -54,6 +54,7 @@ GRID: dict[str, dict[str, tuple]] = {
         "equal_tailed_below": (0, (0, 1.2, 1.5)),
         "scale": ("logit", ("identity", "logit")),
         "otherwise": ("bootstrap-t", ("bootstrap-t", "calibrated")),
+        "vacuous_cr2": (False, (False,)),
     },
     "mean-clustered": {
         "very_few_clusters": (10, (0, 6, 8, 10, 12, 15, 20, 30, 50)),
@@ -73,12 +74,15 @@ GRID: dict[str, dict[str, tuple]] = {
         "method": ("bca", ("bca", "percentile", "studentized", "delong")),
         "studentized_below": (0, (0, 5, 8, 10, 15, 20)),
         "studentized_share": (1.0, (0.1, 0.2, 1.0)),
+        "newcombe_below": (0, (0, 5, 8, 10, 12, 15, 20)),
     },
 }
 #: the thresholds booteval's rule has now, where they differ from those before (see
 #: ``GRID_CHECK``)
 NOW: dict[str, dict] = {
     "pearson": {"studentized_below": 0, "percentile_from": 20},
+    "roc_auc": {"newcombe_below": 8},  # benchmarks/auc_score.py
+    "proportion": {"vacuous_cr2": True},  # booteval.inference.confidence._bounded
 }  # fmt: skip
 
 
@@ -185,6 +189,8 @@ CONSTANTS = {
     ("roc_auc", "method"): "(BCa)",
     ("roc_auc", "studentized_below"): "(rows of the rarer class; never)",
     ("roc_auc", "studentized_share"): "(their share of the rows)",
+    ("roc_auc", "newcombe_below"): "(rows of the rarer class, Newcombe's interval; never)",
+    ("proportion", "vacuous_cr2"): "(CR2 where the logit bootstrap-t is vacuous)",
 }
 
 
@@ -199,18 +205,23 @@ def _bootstrap_t(otherwise: str, symmetric: bool, scale: str) -> str:
 
 def hits(
     kind: str, th: dict, n: np.ndarray, g: int | None, minority, bits: dict, spread=None,
-    deff=None,
+    deff=None, vacuous=None,
 ) -> np.ndarray:  # fmt: skip
     """Whether each data set's default interval covers, under thresholds ``th``: the outcome
     of the candidate the rule takes for that data set (for a proportion, ``spread``: the
     clusters holding its rarer outcome; ``deff``: its estimated design effect, where the
-    symmetric bootstrap-t may give way to the equal-tailed one)."""
+    symmetric bootstrap-t may give way to the equal-tailed one; ``vacuous``: where the
+    logit-scale bootstrap-t has an infinite quantile, and booteval now gives CR2)."""
     if kind == "proportion":
         name = _bootstrap_t(th["otherwise"], g < th["symmetric_below"], th["scale"])
         out = bits[name]
         if name != "calibrated":  # the equal-tailed one by the design effect
             swap = (deff >= th["equal_tailed_above"]) | (deff < th["equal_tailed_below"])
             out = np.where(swap, bits[name.replace("-symmetric", "")], out)
+            if th["vacuous_cr2"] and name.endswith("-logit"):
+                assert vacuous is not None, "atlas_families.py --fill records the flags"
+                vac = np.where(swap, vacuous[name.replace("-symmetric", "")], vacuous[name])
+                out = np.where(vac, bits["cr2"], out)
         near = (minority < th["near_boundary"]) & (minority <= th["near_boundary_share"] * n)
         out = np.where(near, bits["clustered-wilson"], out)
         cr2 = (g < th["very_few_clusters"]) & (n < th["few_rows"])
@@ -232,9 +243,11 @@ def hits(
         return np.where(n < th["studentized_below"], bits["studentized"], out)
     if kind == "f1":
         return np.where(n >= th["percentile_from"], bits["percentile"], bits["bca"])
-    # ROC-AUC: with few rows in the rarer class (``minority``), the bootstrap-t
+    # ROC-AUC: with few rows in the rarer class (``minority``), the bootstrap-t or Newcombe's
+    # score interval
     few = (minority < th["studentized_below"]) & (minority <= th["studentized_share"] * n)
-    return np.where(few, bits["studentized"], bits[th["method"]])
+    out = np.where(few, bits["studentized"], bits[th["method"]])
+    return np.where(minority < th["newcombe_below"], bits["newcombe-auc"], out)
 
 
 class Cells:
@@ -251,11 +264,14 @@ class Cells:
         self.deff = [np.asarray(r["design_effect"]) if r.get("design_effect") else None
                      for r in records]  # fmt: skip
         self.g = [r["params"].get("g") for r in records]
+        self.vacuous = [{k: np.frombuffer(v.encode(), np.uint8) == 49
+                         for k, v in r["vacuous"].items()} if r.get("vacuous") else None
+                        for r in records]  # fmt: skip
 
     def hits(self, i: int, kind: str, th: dict) -> np.ndarray:
         """:func:`hits` of record ``i``'s data sets under ``th``."""
         return hits(kind, th, self.n[i], self.g[i], self.minority[i], self.bits[i],
-                    self.spread[i], self.deff[i])  # fmt: skip
+                    self.spread[i], self.deff[i], self.vacuous[i])  # fmt: skip
 
     def coverage(self, kind: str, th: dict, which: Callable[[dict], bool]) -> list[tuple]:
         """(record, coverage %) of the default under ``th`` in the cells ``which`` keeps."""

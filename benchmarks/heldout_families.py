@@ -8,7 +8,7 @@ on families built differently, each with a known truth, ``--sets`` data sets a c
   Beta-distributed (intra-cluster correlation ``icc``), at accuracies between the grid's;
 * a lognormal score with a normal cluster effect and geometric cluster sizes;
 * heavy tails: the mean of a t3 score, the Pearson correlation of a bivariate t3 pair;
-* ROC-AUC at 10 % prevalence.
+* ROC-AUC at 3 to 10 % prevalence (5 to 25 positives on average).
 
 Each cell reports the coverage of the default and of BCa (the atlas's yardstick) on the
 same data sets and seeds, with the share of default intervals outside the parameter's
@@ -118,6 +118,8 @@ FAMILIES = (
     t3_pearson(300, 0.5),
     rare_auc(200, 0.1, 1.0),
     rare_auc(500, 0.05, 1.5),
+    rare_auc(100, 0.05, 1.0),
+    rare_auc(200, 0.03, 2.5),
 )
 
 

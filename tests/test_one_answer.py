@@ -111,6 +111,9 @@ _Y = _RNG.integers(0, 2, _N)
 _PRED = {k: np.where(_RNG.random(_N) < p, _Y, 1 - _Y) for k, p in (("a", 0.8), ("b", 0.9))}
 _SCORE = {k: _Y * s + _RNG.normal(0, 1, _N) for k, s in (("a", 0.8), ("b", 1.5))}
 _MEAN = {k: _RNG.random(_N) + s for k, s in (("a", 0.0), ("b", 0.1))}
+_Y_RARE = np.zeros(_N, dtype=int)  # 7 positives: ROC-AUC's default is Newcombe's interval
+_Y_RARE[_RNG.choice(_N, 7, replace=False)] = 1
+_RARE = {k: _Y_RARE * s + _RNG.normal(0, 1, _N) for k, s in (("a", 1.0), ("b", 2.5))}
 _DESIGNS = {
     "iid": {},
     "strata": {"strata": _Y},
@@ -120,6 +123,7 @@ _KINDS = {  # metric, shared inputs, each system's outputs
     "means": ("mean", (), _MEAN),
     "labels": ("accuracy", (_Y,), _PRED),
     "scores": ("roc_auc", (_Y,), _SCORE),
+    "rare scores": ("roc_auc", (_Y_RARE,), _RARE),
 }
 _METHODS = ["auto", "percentile", "basic", "normal", "bca", "studentized"]
 

@@ -71,6 +71,9 @@ def _varies(x: np.ndarray, design: dict[str, np.ndarray]) -> bool:
 def _check(r, lo: float, hi: float, varies: bool) -> None:
     assert math.isfinite(r.low) and math.isfinite(r.high), r
     assert lo - 1e-12 <= r.low <= r.high <= hi + 1e-12, (r.low, r.high, lo, hi, r.method)
+    # not an infinite interval clipped to the range (that is no interval at all)
+    assert not any("inf" in note and "clipped" in note for note in r.notes), r.notes
+    assert not r.details.get("vacuous"), r.notes
     if varies:
         assert r.high > r.low, (r, r.notes)
 
@@ -112,6 +115,23 @@ def test_bounded_metrics_stay_in_zero_one(n, seed, metric):
         warnings.simplefilter("ignore")
         r = booteval.ci(y, pred, metric=metric, n_resamples=B, seed=0, clusters=clusters)
     _check(r, 0.0, 1.0, varies=False)
+
+
+@PROPS
+@given(st.integers(30, 200), st.integers(1, 12), st.integers(0, 10_000), st.floats(0.5, 4.0),
+       st.data())  # fmt: skip
+def test_roc_auc_with_few_rows_of_one_class_stays_bounded(n, rare, seed, shift, data):
+    """A handful of positives, up to near-perfect separation, under every design: the
+    default is finite, inside [0, 1], wide, and not an unbounded interval clipped."""
+    rng = np.random.default_rng(seed)
+    y = np.zeros(n, dtype=int)
+    y[rng.choice(n, min(rare, n // 2), replace=False)] = 1
+    s = rng.normal(shift * y, 1.0)
+    design = data.draw(designs(n))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = booteval.ci(y, s, metric="roc_auc", n_resamples=B, seed=0, **design)
+    _check(r, 0.0, 1.0, varies=True)
 
 
 @PROPS
@@ -200,3 +220,65 @@ def test_a_clustered_proportion_on_the_bootstrap_t_stays_in_0_1():
     assert any("reaches outside [0, 1]" in n for n in own.notes)
     inside = booteval.ci(y, clusters=cl, seed=2, n_resamples=999, method="percentile")
     assert not any("reaches outside" in n for n in inside.notes)
+
+
+def _rare_in_two_clusters() -> tuple[np.ndarray, np.ndarray]:
+    """1,000 rows in 5 clusters, the 12 wrong answers in two of them: a resample of
+    clusters misses both a tenth of the time, a replicate of zero standard error."""
+    cl = np.repeat(np.arange(5), 200)
+    y = np.ones(1000)
+    y[[3, 50, 77, 120, 150, 199]] = 0
+    y[[210, 260, 300, 333, 350, 399]] = 0
+    return y, cl
+
+
+def test_a_vacuous_bootstrap_t_gives_way_to_cr2_for_a_clustered_proportion():
+    from booteval.closed_forms import cluster_robust_interval
+
+    y, cl = _rare_in_two_clusters()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = booteval.ci(y, clusters=cl, seed=3, n_resamples=2000)
+        t = booteval.ci(y, clusters=cl, seed=3, n_resamples=2000, method="studentized-symmetric",
+                        transform="logit")  # fmt: skip
+    # the bootstrap-t the rule takes has an infinite quantile: (0, 1) once mapped back
+    assert t.details.get("vacuous") and (t.low, t.high) == pytest.approx((0.0, 1.0), abs=1e-9)
+    want = cluster_robust_interval(y, cl, correction="CR2", link="logit")
+    assert r.method == "cr2" and r.details["auto"]["method"] == "studentized-symmetric"
+    assert (r.low, r.high) == (want.low, want.high)
+    assert any("was unbounded or spanned the whole range" in note for note in r.notes)
+    assert "vacuous" not in r.details
+    _check(r, 0.0, 1.0, varies=True)
+    # every door gives the same interval
+    other = np.where(np.arange(1000) % 7 == 0, 0.0, 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pair = booteval.compare(other, y, clusters=cl, seed=3, n_resamples=2000)
+        board = booteval.leaderboard({"a": other, "b": y}, clusters=cl, seed=3,
+                                     n_resamples=2000)  # fmt: skip
+    assert pair.interval_b == (r.low, r.high)
+    e = board.entry("b")
+    assert (e.low, e.high) == (r.low, r.high)
+
+
+def test_compare_s_default_difference_is_never_a_vacuous_bootstrap_t():
+    """F1 of two systems on 60 rows in 5 clusters with 3 positives: the symmetric bootstrap-t
+    of B - A that the rule takes spans more than [-1, 1]; the default is BCa from the same
+    replicates, and says so."""
+    rng = np.random.default_rng(1)
+    y = np.zeros(60, dtype=int)
+    y[rng.choice(60, 3, replace=False)] = 1
+    a = np.where(rng.random(60) < 0.9, y, 1 - y)
+    b = np.where(rng.random(60) < 0.8, y, 1 - y)
+    clusters = np.arange(60) // 12
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c = booteval.compare(y, a, b, metric="f1", seed=0, clusters=clusters)
+        t = booteval.compare(y, a, b, metric="f1", seed=0, clusters=clusters,
+                             method="studentized-symmetric")  # fmt: skip
+        bca = booteval.compare(y, a, b, metric="f1", seed=0, clusters=clusters, method="bca")
+    assert t.details.get("vacuous") and (t.low, t.high) == (-1.0, 1.0)
+    assert c.details["auto"]["method"] == "studentized-symmetric" and c.method == "bca"
+    assert (c.low, c.high, c.p_value) == (bca.low, bca.high, bca.p_value)
+    assert any("unbounded or spanned the whole range" in note for note in c.notes)
+    assert "vacuous" not in c.details

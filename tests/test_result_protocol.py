@@ -98,6 +98,7 @@ EXAMPLES = {
     ),
     "clopper_pearson_interval": lambda: booteval.closed_forms.clopper_pearson_interval(40, 60),
     "delong_interval": lambda: booteval.closed_forms.delong_interval(Y, SA),
+    "newcombe_auc_interval": lambda: booteval.closed_forms.newcombe_auc_interval(Y, SA),
     "delong_test": lambda: booteval.delong_test(Y, SA, SB),
     "cluster_robust_interval": lambda: booteval.closed_forms.cluster_robust_interval(
         SC, ITEMS[:N] % 7

@@ -4,7 +4,7 @@ correlations and AUC, and the few-cluster intervals, in one place.
 No resampling: each is a formula of the data (and, for the few-cluster intervals, of the
 clusters). ``method="auto"`` of :func:`booteval.ci` and :func:`booteval.compare` picks
 some of them (Jeffreys, CR2, clustered Wilson, the quasi-binomial Wilson interval of a mean
-of [0, 1] scores, Tango, Newcombe) where the coverage atlas
+of [0, 1] scores, Tango, Newcombe, Newcombe's score interval for ROC-AUC) where the coverage atlas
 shows them better calibrated than any bootstrap.
 
 >>> from booteval.closed_forms import wilson_interval
@@ -20,6 +20,7 @@ from .inference.analytic import (
     jeffreys_interval,
     wilson_interval,
 )
+from .inference.auc_score import newcombe_auc_interval
 from .inference.bounded_mean import quasi_wilson_interval
 from .inference.delong import delong_interval
 from .inference.few_clusters import (
@@ -38,6 +39,7 @@ __all__ = [
     "delong_interval",
     "fisher_z_interval",
     "jeffreys_interval",
+    "newcombe_auc_interval",
     "newcombe_interval",
     "quasi_wilson_interval",
     "tango_interval",

@@ -79,7 +79,7 @@ STUDENTIZED: tuple[str, ...] = ("studentized", "studentized-symmetric")
 RESAMPLED: tuple[str, ...] = tuple(m for m in METHODS if m not in STUDENTIZED)
 #: the closed-form methods ``method="auto"`` may choose (all others are bootstrap methods)
 CLOSED_FORMS: tuple[str, ...] = (
-    "jeffreys", "clustered-wilson", "cr2", "quasi-wilson", "newcombe", "tango",
+    "jeffreys", "clustered-wilson", "cr2", "quasi-wilson", "newcombe", "tango", "newcombe-auc",
 )  # fmt: skip
 
 
@@ -544,6 +544,13 @@ def compute_interval(
     else:
         low, high = float(lo_t), float(hi_t)
 
+    # an interval that says nothing: an infinite end, or nothing left out of the range on
+    # either side (infinite on the scale it was formed on, or clipped to the range)
+    gone_lo = not math.isfinite(float(lo_t)) or (bounds is not None and low < bounds[0])
+    gone_hi = not math.isfinite(float(hi_t)) or (bounds is not None and high > bounds[1])
+    infinite = not (math.isfinite(low) and math.isfinite(high))
+    if (gone_lo and gone_hi) or (infinite and bounds is None):
+        details.update(vacuous=True)
     if bounds is not None:
         blo, bhi = bounds
         if low < blo or high > bhi:

@@ -205,8 +205,9 @@ def _check_scores(values: Any, name: str, n_rows: int | None = None) -> np.ndarr
     return arr
 
 
-def _check_binary_labels(y_true: Any, pos_label: Any) -> np.ndarray:
-    """Return a boolean mask of positive rows; y_true must hold exactly two classes."""
+def _check_binary_labels(y_true: Any, pos_label: Any, *, two_each: bool = True) -> np.ndarray:
+    """Return a boolean mask of positive rows; y_true must hold exactly two classes (with
+    ``two_each``, at least two rows of each, as DeLong's variance needs)."""
     try:
         arr = np.asarray(y_true)
     except (TypeError, ValueError) as exc:  # ragged nested sequences
@@ -238,7 +239,7 @@ def _check_binary_labels(y_true: Any, pos_label: Any) -> np.ndarray:
         )
     n_pos = int(is_pos.sum())
     n_neg = arr.shape[0] - n_pos
-    if n_pos < 2 or n_neg < 2:
+    if two_each and (n_pos < 2 or n_neg < 2):
         raise InvalidInputError(
             "y_true",
             "at least two positive and two negative rows",

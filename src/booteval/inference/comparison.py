@@ -404,11 +404,29 @@ def compare(
     jack = stacked.jackknife() if opts.method == "bca" else None
     rep_ses = ses[defined] if ses is not None else None
     closed = rule is not None and rule.method in CLOSED_FORMS
+    method_used = opts.method
     with collect_warnings() as caught:
         diff_hat, diffs, se_hat, out, own = _paired_intervals(
             opts.method, est, reps, jack, opts.confidence_level, m.bounds, opts.bca_ties,
             rep_ses, estimate_se, systems=False,
         )  # fmt: skip
+    if auto and not closed and out.details.get("vacuous"):
+        # the default never answers with an interval that says nothing (as ci's, see
+        # confidence._bounded): BCa from the same replicates, and a note
+        caught = [w for w in caught if not issubclass(w.category, DegenerateIntervalWarning)]
+        with collect_warnings() as more:
+            jack = stacked.jackknife()
+            diff_hat, diffs, se_hat, out, own = _paired_intervals(
+                "bca", est, reps, jack, opts.confidence_level, m.bounds, opts.bca_ties,
+                systems=False,
+            )  # fmt: skip
+        caught = [*caught, *more]
+        method_used, rep_ses = "bca", None
+        out = replace(out, notes=(
+            f"the {opts.method} interval was unbounded or spanned the whole range (too many "
+            "replicates with a zero or tiny standard error), so method='auto' gives BCa from "
+            "the same replicates", *out.notes))  # fmt: skip
+    with collect_warnings() as caught_systems:
         # each system's own interval: booteval.ci's, from these draws where ci draws the same
         own = [
             system_ci(
@@ -417,7 +435,7 @@ def compare(
             )
             for j in (0, 1)
         ]  # fmt: skip
-    for w in caught:  # a collapsed bootstrap interval is not the closed form's
+    for w in [*caught, *caught_systems]:  # a collapsed bootstrap interval is not the closed form's
         if not (closed and issubclass(w.category, DegenerateIntervalWarning)):
             warn(w.message, w.category, stacklevel=3)
     t_stats = None
@@ -425,14 +443,14 @@ def compare(
         ok = np.isfinite(rep_ses) & (rep_ses > 0)
         t_stats = (diffs[ok] - diff_hat) / rep_ses[ok]
     p_value = bootstrap_p_value(
-        opts.method, diff_hat, diffs, alternative, jackknife_details=out.details,
+        method_used, diff_hat, diffs, alternative, jackknife_details=out.details,
         standard_error=out.details.get("standard_error", se_hat), t_statistics=t_stats,
     )  # fmt: skip
     details = dict(out.details)
     if rep_ses is not None:  # each replicate's own standard error of B - A (the t* scale)
         details["replicate_standard_errors"] = freeze(rep_ses)
     low, high, mcse, notes = out.low, out.high, (out.mcse_low, out.mcse_high), out.notes
-    method_used, test_label = opts.method, test
+    test_label = test
     if rule is not None and case is not None:
         details["auto"] = {"method": rule.method, "evidence": rule.evidence}
         notes = (reason(rule, case), *notes)

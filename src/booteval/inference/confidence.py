@@ -18,6 +18,7 @@ from ..core.errors import (
     DegenerateIntervalWarning,
     InvalidInputError,
     SmallSampleWarning,
+    UndefinedReplicateWarning,
     collect_warnings,
     warn,
 )
@@ -194,16 +195,21 @@ def ci(
         (default) takes the method that the coverage atlas (``docs/coverage.md``)
         shows best calibrated for the metric, the design, ``n``, the number of
         clusters and, for a proportion, its distance from 0 or 1: the table
-        ``booteval.inference.auto_method.RULES``. It may be a closed form for a
-        proportion (``"jeffreys"`` on independent rows, ``"clustered-wilson"``
-        near 0 or 1 under clusters, ``"cr2"`` with fewer than 10 clusters and 100 rows
-        where both outcomes occur),
-        and with clusters it is a bootstrap-t (``"studentized"``, or its symmetric form
-        with few clusters) for a metric with an analytic standard error and
-        ``"percentile"`` from 30 clusters for one without (Kendall's tau beyond 1,000
-        rows: ``"bca"``; below 30 clusters and up to 50 rows the nested bootstrap-t,
-        symmetric from 30 rows); corpus BLEU takes the
-        bootstrap-t on independent rows too. With a closed form the
+        ``booteval.inference.auto_method.RULES``. It may be a closed form: for a
+        proportion ``"jeffreys"`` on independent rows, ``"clustered-wilson"`` with fewer
+        than 5 rows of the rarer outcome under clusters, ``"cr2"`` (on the logit scale)
+        with fewer than 30 clusters and 100 to 399 rows where both outcomes occur; for
+        the mean of [0, 1] scores on independent rows ``"quasi-wilson"``; for another
+        clustered mean ``"cr2"`` with fewer than 10 clusters; for ROC-AUC on independent
+        rows with fewer than 8 rows of its rarer class Newcombe's score interval
+        (``"newcombe-auc"``). With clusters it is otherwise a bootstrap-t
+        (``"studentized"``, or its symmetric form with few clusters) for a metric with an
+        analytic standard error and ``"percentile"`` from 30 clusters for one without
+        (Kendall's tau beyond 1,000 rows: ``"bca"``; below 30 clusters and up to 50 rows
+        the nested bootstrap-t, symmetric from 30 rows); corpus BLEU takes the bootstrap-t
+        on independent rows too. Where the bootstrap-t it takes is unbounded or spans the
+        metric's whole range, it gives CR2 for a clustered proportion or mean and BCa
+        otherwise, with a note. With a closed form the
         bootstrap still runs (percentile) so ``result.with_method`` and
         ``result.distribution`` work. ``result.method`` is the method chosen and
         ``result.notes`` says why.
@@ -448,6 +454,8 @@ def system_ci(
             result = run(opts.n_resamples)
         else:
             result = _run_to_budget(run, opts.method, *budget)
+    if rule is not None and result.details.get("vacuous"):
+        result, caught = _bounded(result, rule, case, m, arrays, clusters, caught)
     if warnings_to is not None:
         warnings_to.extend(caught)
     else:
@@ -459,17 +467,52 @@ def system_ci(
     return replace(result, notes=(reason(rule, case), *result.notes), details=details)
 
 
+def _bounded(
+    result: CIResult, rule: Rule, case: Case, m: Metric, arrays: tuple[np.ndarray, ...],
+    clusters: Any, caught: list,
+) -> tuple[CIResult, list]:  # fmt: skip
+    """The default never answers with an interval that says nothing. Where the bootstrap-t
+    that ``method="auto"`` chose has an infinite endpoint on the scale it was formed on, or
+    reaches past both ends of the metric's range (too many replicates with a zero or tiny
+    standard error: resamples of clusters without the rarer outcome, or with one positive
+    row), a clustered proportion or mean takes CR2 on the scale where it stays in range,
+    anything else BCa from the same replicates; a note says so, and the warnings about the
+    interval not returned are dropped."""
+    kept = [w for w in caught if not issubclass(w.category, DegenerateIntervalWarning)]
+    with collect_warnings() as more:
+        if case.clustered and case.family in ("proportion", "mean"):
+            cr2 = closed_form("cr2", m, arrays, clusters, result.confidence_level)
+            recipe = result._recompute
+            run_notes = (*recipe.notes_before, *recipe.notes_after) if recipe else ()
+            out = replace(
+                result, low=cr2.low, high=cr2.high, method="cr2", mcse_low=0.0,
+                mcse_high=0.0, notes=(*getattr(cr2, "notes", ()), *run_notes),
+            )  # fmt: skip
+            instead = "CR2 (a closed form)"
+        else:
+            out = result.with_method("bca")
+            instead = "BCa from the same replicates"
+    note = (
+        f"the {rule.method} interval was unbounded or spanned the whole range (too many "
+        f"replicates with a zero or tiny standard error), so method='auto' gives {instead}"
+    )
+    details = {k: v for k, v in out.details.items() if k != "vacuous"}
+    return replace(out, notes=(note, *out.notes), details=details), [*kept, *more]
+
+
 def _closed_form_result(
     run: Callable[[int], CIResult], b: int, budgeted: bool, rule: Rule, case: Case, m: Metric,
     arrays: tuple[np.ndarray, ...], clusters: Any,
 ) -> CIResult:  # fmt: skip
     """``method="auto"``'s result where it chose a closed form: the bootstrap (percentile)
     still runs, for ``with_method`` and the distribution, but the interval, its notes and
-    warnings are the closed form's (a collapsed bootstrap interval is not the result's)."""
+    warnings are the closed form's (a collapsed bootstrap interval, or replicates dropped
+    where the metric is undefined, are not the interval's: the dropped ones are counted in
+    ``n_undefined`` and ``describe()``)."""
     with collect_warnings() as caught:
         result = run(b)
     for w in caught:
-        if not issubclass(w.category, DegenerateIntervalWarning):
+        if not issubclass(w.category, (DegenerateIntervalWarning, UndefinedReplicateWarning)):
             warn(w.message, w.category, stacklevel=4)
     recipe = result._recompute
     run_notes = (*recipe.notes_before, *recipe.notes_after) if recipe is not None else ()

@@ -185,8 +185,9 @@ class Metric(ABC):
         run checks the classes of the whole column, with :meth:`check_classes`).
     auto_family : str
         The family that ``method="auto"``'s rule reads (:mod:`booteval.inference.auto_method`):
-        ``"proportion"``, ``"mean"``, ``"f1"``, ``"pearson"``, ``"kendall"``, ``"bleu"`` or
-        ``"other"``. A ``"mean"`` whose :meth:`row_scores` are all 0 or 1 counts as a
+        ``"proportion"``, ``"mean"``, ``"f1"``, ``"pearson"``, ``"kendall"``, ``"bleu"``,
+        ``"roc_auc"`` (its inputs ``(y_true, y_score)``, ``y_true`` 1 for a positive row)
+        or ``"other"``. A ``"mean"`` whose :meth:`row_scores` are all 0 or 1 counts as a
         proportion.
     confusion_ratio : str or None
         The ratio of the confusion-count core (:mod:`booteval.metrics.confusion`) that the

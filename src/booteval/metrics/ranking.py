@@ -474,6 +474,7 @@ class RocAuc(_BinaryRankingMetric):
     """
 
     name = "roc_auc"
+    auto_family: ClassVar[str] = "roc_auc"
     _evaluator = AucEvaluator
 
 
