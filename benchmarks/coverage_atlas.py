@@ -831,8 +831,11 @@ def select(cells: Sequence[Cell], patterns: Sequence[str] | None) -> list[Cell]:
 
 
 #: metrics whose default looks at the data beyond the design (a positive mean's interval on
-#: the log scale, which no column of the atlas holds): ``auto`` is run as such
-AUTO_RUN = ("lognormal_mean",)
+#: the log scale, which no column of the atlas holds; ROC-AUC's rows of the rarer class; and,
+#: for every bootstrap-t, whether its interval is unbounded or spans the whole range, where
+#: the default gives BCa instead): ``auto`` is run as such
+AUTO_RUN = ("lognormal_mean", "roc_auc", "f1", "macro_f1", "pearson", "bleu", "kendall",
+            "average_precision")  # fmt: skip
 
 
 def methods_for(cell: Cell) -> tuple[str, ...]:
@@ -1846,10 +1849,11 @@ def _auto_summary(
         "",
         "`booteval.ci`'s and `booteval.compare`'s default picks the method by the rule in",
         "`booteval.inference.auto_method.RULES`. Its column is run as `ci(...)` (or",
-        "`compare(...)`) itself in the accuracy cells and the paired cells (where the choice",
-        "depends on the data: a proportion's distance from 0 or 1, the rows where two systems",
-        "disagree) and read off the column of the method it picks elsewhere (marked ‡; the",
-        "same seed gives the same interval). Below, every such cell: the default's coverage, BCa's",
+        "`compare(...)`) itself wherever the choice depends on the data (a proportion's",
+        "distance from 0 or 1, ROC-AUC's rows of the rarer class, the rows where two systems",
+        "disagree, a bootstrap-t that comes out unbounded) and read off the column of the",
+        "method it picks elsewhere (marked ‡; the same seed gives the same interval).",
+        "Below, every such cell: the default's coverage, BCa's",
         "(the default of booteval 0.1 and of `scipy.stats.bootstrap`), and the method closest",
         "to nominal whose median interval is not nearly the metric's whole range (◊). *in",
         "band*: within "

@@ -222,7 +222,7 @@ def test_rule_rows_in_order():
          {"metric": "f1", "clusters": np.repeat(np.arange(5), 8)}, "studentized"),
         # ... the nested bootstrap-t for one without: equal-tailed below 30 rows, symmetric
         # up to 50, and BCa beyond
-        ((np.arange(20.0), np.arange(20.0) % 7),
+        ((np.arange(20.0), np.sqrt(np.arange(20.0)) + np.arange(20.0) % 3),
          {"metric": "kendall", "clusters": np.repeat(np.arange(5), 4)}, "studentized"),
         ((np.arange(40.0), np.arange(40.0) % 7),
          {"metric": "kendall", "clusters": np.repeat(np.arange(10), 4)},
@@ -344,3 +344,19 @@ def test_clustered_proportion_default_is_the_symmetric_bootstrap_t_on_the_logit_
     # symmetric on the logit scale, so not about the proportion itself
     assert 0.0 < r.low < r.estimate < r.high < 1.0
     assert r.high - r.estimate != pytest.approx(r.estimate - r.low, rel=1e-3)
+
+
+def test_a_whole_range_bootstrap_t_gives_way_to_bca_with_a_note():
+    """Kendall's tau of 20 rows in 5 clusters, weakly related: the nested bootstrap-t the
+    rule takes reaches past both ends of [-1, 1]; the default is BCa from the same
+    replicates, and says why (the rule's own choice stays in ``details["auto"]``)."""
+    x = np.arange(20.0)
+    kwargs = {"metric": "kendall", "clusters": np.repeat(np.arange(5), 4), **RUN}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = booteval.ci(x, x % 7, **kwargs)
+        t = booteval.ci(x, x % 7, method="studentized", **kwargs)
+    assert t.details.get("vacuous") and (t.low, t.high) == (-1.0, 1.0)
+    assert r.method == "bca" and r.details["auto"]["method"] == "studentized"
+    assert (r.low, r.high) == (t.with_method("bca").low, t.with_method("bca").high)
+    assert r.notes[1].startswith("the studentized interval was unbounded or spanned")
