@@ -20,8 +20,9 @@ from scipy.optimize import brentq
 
 from ..core.params import validated
 from ..core.validation import check_confidence_level
+from ..metrics.base import doc_fragments
 from .analytic import AnalyticInterval, _check_binary_labels, _check_scores, _normal_quantile
-from .delong import _placements
+from .delong import AUC_PARAMETERS, _placements
 
 __all__ = ["newcombe_auc_bounds", "newcombe_auc_interval", "newcombe_auc_variance"]
 
@@ -51,6 +52,7 @@ def newcombe_auc_variance(theta: float, n_pos: int, n_neg: int) -> float:
 
 
 @validated
+@doc_fragments(auc_parameters=AUC_PARAMETERS)
 def newcombe_auc_interval(
     y_true: Any, y_score: Any, *, confidence_level: float = 0.95, pos_label: Any = 1
 ) -> AnalyticInterval:
@@ -66,15 +68,7 @@ def newcombe_auc_interval(
 
     Parameters
     ----------
-    y_true : array_like of shape (n,)
-        Labels with exactly two classes; rows equal to ``pos_label`` are positive.
-    y_score : array_like of shape (n,)
-        Finite scores, higher meaning "more positive". Only their order matters; ties
-        count one half.
-    confidence_level : float, default 0.95
-        Nominal coverage, strictly between 0 and 1.
-    pos_label : scalar, default 1
-        The value of ``y_true`` that marks a positive row.
+    {auc_parameters}
 
     Returns
     -------

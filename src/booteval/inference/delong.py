@@ -12,6 +12,7 @@ from ..core.errors import DegenerateIntervalWarning, warn
 from ..core.format import format_triplet
 from ..core.params import validated
 from ..core.validation import check_confidence_level
+from ..metrics.base import doc_fragments
 from ..results import Difference, protocol_defaults
 from .analytic import (
     AnalyticInterval,
@@ -142,7 +143,21 @@ def _placements(score: np.ndarray, is_pos: np.ndarray) -> tuple[np.ndarray, np.n
 # --------------------------------------------------------------------------------------------
 
 
+#: the parameters of the single-scorer ROC-AUC intervals (DeLong's, Newcombe's)
+AUC_PARAMETERS = """\
+y_true : array_like of shape (n,)
+    Labels with exactly two classes; rows equal to ``pos_label`` are positive.
+y_score : array_like of shape (n,)
+    Finite scores, higher meaning "more positive". Only their order matters; ties count
+    one half.
+confidence_level : float, default 0.95
+    Nominal coverage, strictly between 0 and 1.
+pos_label : scalar, default 1
+    The value of ``y_true`` that marks a positive row."""
+
+
 @validated
+@doc_fragments(auc_parameters=AUC_PARAMETERS)
 def delong_interval(
     y_true: Any, y_score: Any, *, confidence_level: float = 0.95, pos_label: Any = 1
 ) -> AnalyticInterval:
@@ -155,14 +170,7 @@ def delong_interval(
 
     Parameters
     ----------
-    y_true : array_like of shape (n,)
-        Labels with exactly two classes; rows equal to ``pos_label`` are positive.
-    y_score : array_like of shape (n,)
-        Finite scores, higher meaning "more positive". Only their order matters.
-    confidence_level : float, default 0.95
-        Nominal coverage, strictly between 0 and 1.
-    pos_label : scalar, default 1
-        The value of ``y_true`` that marks a positive row.
+    {auc_parameters}
 
     Returns
     -------
