@@ -166,8 +166,16 @@ def test_the_default_takes_it_below_eight_rows_of_the_rarer_class(positives, wan
         ref = newcombe_auc_interval(y, s)
         assert r.estimate == pytest.approx(ref.estimate, abs=1e-12)
         assert (r.low, r.high) == (ref.low, ref.high)
-        assert "fewer than 8 rows in the rarer class" in r.notes[0]
+        assert "fewer than 8 rows in the rarer class, rows not stratified" in r.notes[0]
         assert r.mcse_low == r.mcse_high == 0.0
+
+
+def test_with_strata_the_default_keeps_bca():
+    y, s = _rare(100, 5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = booteval.ci(y, s, metric="roc_auc", seed=0, n_resamples=500, strata=y)
+    assert r.method == "bca"
 
 
 def test_the_rarer_class_may_be_the_negatives():

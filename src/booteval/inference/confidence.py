@@ -200,8 +200,8 @@ def ci(
         than 5 rows of the rarer outcome under clusters, ``"cr2"`` (on the logit scale)
         with fewer than 30 clusters and 100 to 399 rows where both outcomes occur; for
         the mean of [0, 1] scores on independent rows ``"quasi-wilson"``; for another
-        clustered mean ``"cr2"`` with fewer than 10 clusters; for ROC-AUC on independent
-        rows with fewer than 8 rows of its rarer class Newcombe's score interval
+        clustered mean ``"cr2"`` with fewer than 10 clusters; for ROC-AUC on independent,
+        unstratified rows with fewer than 8 rows of its rarer class Newcombe's score interval
         (``"newcombe-auc"``). With clusters it is otherwise a bootstrap-t
         (``"studentized"``, or its symmetric form with few clusters) for a metric with an
         analytic standard error and ``"percentile"`` from 30 clusters for one without
