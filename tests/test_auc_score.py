@@ -166,16 +166,19 @@ def test_the_default_takes_it_below_eight_rows_of_the_rarer_class(positives, wan
         ref = newcombe_auc_interval(y, s)
         assert r.estimate == pytest.approx(ref.estimate, abs=1e-12)
         assert (r.low, r.high) == (ref.low, ref.high)
-        assert "fewer than 8 rows in the rarer class, rows not stratified" in r.notes[0]
+        assert "fewer than 8 rows in the rarer class" in r.notes[0]
         assert r.mcse_low == r.mcse_high == 0.0
 
 
-def test_with_strata_the_default_keeps_bca():
-    y, s = _rare(100, 5)
+def test_with_strata_too_for_the_stratified_bootstrap_collapses_at_an_auc_of_1():
+    y = np.r_[np.zeros(30, dtype=int), np.ones(3, dtype=int)]
+    s = np.r_[np.linspace(0.0, 1.0, 30), [2.0, 3.0, 4.0]]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = booteval.ci(y, s, metric="roc_auc", seed=0, n_resamples=500, strata=y)
-    assert r.method == "bca"
+        b = booteval.ci(y, s, metric="roc_auc", seed=0, n_resamples=500, strata=y, method="bca")
+    assert (b.low, b.high) == (1.0, 1.0)  # every replicate orders every pair
+    assert r.method == "newcombe-auc" and 0.0 < r.low < r.high == 1.0
 
 
 def test_the_rarer_class_may_be_the_negatives():

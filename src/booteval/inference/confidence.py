@@ -200,8 +200,8 @@ def ci(
         than 5 rows of the rarer outcome under clusters, ``"cr2"`` (on the logit scale)
         with fewer than 30 clusters and 100 to 399 rows where both outcomes occur; for
         the mean of [0, 1] scores on independent rows ``"quasi-wilson"``; for another
-        clustered mean ``"cr2"`` with fewer than 10 clusters; for ROC-AUC on independent,
-        unstratified rows with fewer than 8 rows of its rarer class Newcombe's score interval
+        clustered mean ``"cr2"`` with fewer than 10 clusters; for ROC-AUC on independent
+        rows with fewer than 8 rows of its rarer class Newcombe's score interval
         (``"newcombe-auc"``). With clusters it is otherwise a bootstrap-t
         (``"studentized"``, or its symmetric form with few clusters) for a metric with an
         analytic standard error and ``"percentile"`` from 30 clusters for one without
@@ -475,12 +475,12 @@ def _bounded(
     that ``method="auto"`` chose has an infinite endpoint on the scale it was formed on, or
     reaches past both ends of the metric's range (too many replicates with a zero or tiny
     standard error: resamples of clusters without the rarer outcome, or with one positive
-    row), a clustered proportion or mean takes CR2 on the scale where it stays in range,
-    anything else BCa from the same replicates; a note says so, and the warnings about the
-    interval not returned are dropped."""
+    row), a clustered proportion or mean takes CR2 on the scale where it stays in range
+    (unless a ``transform`` was asked for), anything else BCa from the same replicates; a
+    note says so, and the warnings about the interval not returned are dropped."""
     kept = [w for w in caught if not issubclass(w.category, DegenerateIntervalWarning)]
     with collect_warnings() as more:
-        if case.clustered and case.family in ("proportion", "mean"):
+        if case.clustered and case.family in ("proportion", "mean") and case.closed_form:
             cr2 = closed_form("cr2", m, arrays, clusters, result.confidence_level)
             recipe = result._recompute
             run_notes = (*recipe.notes_before, *recipe.notes_after) if recipe else ()
