@@ -123,7 +123,6 @@ _KINDS = {  # metric, shared inputs, each system's outputs
     "means": ("mean", (), _MEAN),
     "labels": ("accuracy", (_Y,), _PRED),
     "scores": ("roc_auc", (_Y,), _SCORE),
-    "rare scores": ("roc_auc", (_Y_RARE,), _RARE),
 }
 _METHODS = ["auto", "percentile", "basic", "normal", "bca", "studentized"]
 
@@ -150,6 +149,23 @@ def test_compare_and_leaderboard_give_each_system_ci_s_interval(kind, design, me
         e = board.entry(k)
         assert (e.estimate, e.low, e.high) == (r.estimate, r.low, r.high), k
         assert board.system_methods[board.names.index(k)] == r.method
+
+
+@pytest.mark.parametrize("design", sorted(_DESIGNS))
+def test_every_door_gives_a_rare_class_s_default_interval(design):
+    """7 positives among 120 rows: on independent rows the default is Newcombe's closed
+    form for ROC-AUC; ci, compare and leaderboard give each system the same interval."""
+    opts = {"metric": "roc_auc", "seed": 11, "n_resamples": 1000, **_DESIGNS[design]}
+    alone = {k: _quiet(booteval.ci, _Y_RARE, v, **opts) for k, v in _RARE.items()}
+    pair = _quiet(booteval.compare, _Y_RARE, _RARE["a"], _RARE["b"], **opts)
+    assert pair.interval_a == (alone["a"].low, alone["a"].high)
+    assert pair.interval_b == (alone["b"].low, alone["b"].high)
+    board = _quiet(booteval.leaderboard, _RARE, y_true=_Y_RARE, **opts)
+    for k, r in alone.items():
+        e = board.entry(k)
+        assert (e.estimate, e.low, e.high) == (r.estimate, r.low, r.high), k
+        assert board.system_methods[board.names.index(k)] == r.method
+        assert (r.method == "newcombe-auc") == (design != "clusters")
 
 
 @pytest.mark.parametrize("method", [m for m in _METHODS if m != "auto"])

@@ -42,6 +42,7 @@ from ..metrics import Metric
 from .analytic import AnalyticInterval, jeffreys_interval
 from .atlas_cite import nearest_cell
 from .auc_score import newcombe_auc_interval
+from .auto_evidence import AUC_FEW_ROWS_EVIDENCE, BOUNDED_MEAN_EVIDENCE, MEAN_FEW_CLUSTERS_EVIDENCE
 from .bounded_mean import constant_bound, quasi_wilson_interval
 from .few_clusters import ClusteredInterval, cluster_robust_interval, clustered_wilson_interval
 from .paired_proportions import (
@@ -90,45 +91,6 @@ NESTED_ROWS = 50
 #: from this many rows that nested bootstrap-t is the symmetric one (the equal-tailed one
 #: below; the atlas measures 20 and 50 rows)
 NESTED_SYMMETRIC_ROWS = 30
-#: the evidence for CR2 (on the scores' natural scale) for a clustered mean with fewer than
-#: VERY_FEW_CLUSTERS clusters (benchmarks/range_check.py)
-MEAN_FEW_CLUSTERS_EVIDENCE = (
-    "averaged epochs (scores in [0, 1], clusters of geometric sizes, held out, 1,000 data "
-    "sets a cell), n = 16, 4 clusters: CR2 97.2 %, symmetric bootstrap-t 97.6 % (277 of "
-    "them infinite, 901 outside [0, 1]); n = 24, 6 clusters: 95.7 %, 92.8 %; n = 32, 8 "
-    "clusters: 95.3 %, 92.0 %; lognormal scores, n = 16, 4 clusters: 93.1 %, 94.0 % "
-    "(median widths 4.8 and 11.6); lognormal scores, n = 32, 8 clusters: 90.4 %, 89.2 %; "
-    "skewed paired "
-    "scores, n = 45, 5 clusters: CR2 95.7 %, BCa 82.9 %"
-)
-#: the evidence for the quasi-binomial Wilson interval for a mean of [0, 1] scores on
-#: independent rows (benchmarks/evalstats_comparison.py)
-BOUNDED_MEAN_EVIDENCE = (
-    "scores in [0, 1], 80 % exact 1s, n = 10: quasi-Wilson 95.2 %; 0 / 0.5 / 1 scores, "
-    "n = 10: 96.2 %; Beta(1, 20) scores, n = 10: 92.6 %; over 13 shapes and 11 sizes from 10 "
-    "to 100, 4,000 data sets each, 138 of 143 conditions within 1.5 points of 95 % (the "
-    "logit-t interval: 134), mean distance from 95 % 0.49 points (0.58)"
-)
-#: the evidence for Newcombe's score interval for ROC-AUC with few rows of one class
-#: (benchmarks/auc_score.py)
-AUC_FEW_ROWS_EVIDENCE = (
-    "ROC-AUC of binormal scores, n = 100, AUC 0.76, prevalence 0.05 (5 rows of the rarer "
-    "class): Newcombe 95.6 %, BCa 84.7 %, DeLong bootstrap-t 94.1 %; n = 100, AUC 0.92: "
-    "95.3 %, 82.9 %, 95.4 %; n = 60, AUC 0.98: 96.1 %, 48.8 %, 49.4 %; n = 20, AUC 0.98, "
-    "prevalence 0.3: 96.6 %, 44.6 %, 44.7 % (1,000 data sets a cell, "
-    "benchmarks/auc_score.py); the rule, Newcombe below 8 rows of the rarer class and BCa "
-    "from 8, over 224 cells of binormal (fitted), held-out and fresh families (exponential, "
-    "unequal spreads, rounded probabilities, Beta, ratings, mixtures): 113 in band against "
-    "BCa's 83, never farther from 95 % than BCa by more than Monte Carlo error (from 9 "
-    "rows Newcombe's model variance is too small for a mixture of easy and hard positives); "
-    "on 48 cells of 3 families run after the threshold was fixed: 28 in band against 22, "
-    "lowest 89.9 % against 57.1 %; "
-    "with strata too: resampled within classes (the class sizes fixed) the atlas's ROC-AUC "
-    "at 20 rows covers 96.5 % with Newcombe's interval and 95.0 % with BCa, but with every "
-    "positive above every negative the stratified bootstrap gives a point; "
-    "with near-perfect separation the bootstrap-t has replicates of zero standard error "
-    "and an infinite endpoint"
-)
 #: a clustered proportion with fewer than FEW_CLUSTERS clusters and from FEW_ROWS to fewer
 #: than this many rows takes CR2 on the logit scale (benchmarks/atlas_families_fit.py)
 PROPORTION_CR2_ROWS = 400
