@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import os
 import warnings
 
 import numpy as np
@@ -303,8 +304,11 @@ def call(fn, args, kwargs) -> None:
     check_result(result)
 
 
+#: examples per fuzzed function: 75 in the README's test command, 150 in CI's own fuzz step
+#: (``BOOTEVAL_FUZZ_EXAMPLES=150``, .ci/run)
+EXAMPLES = int(os.environ.get("BOOTEVAL_FUZZ_EXAMPLES", "75"))
 FUZZ = settings(
-    max_examples=150,
+    max_examples=EXAMPLES,
     derandomize=True,
     deadline=None,
     database=None,
