@@ -2,7 +2,7 @@
 
 With few rows of one class, or with near-perfect separation, most bootstrap replicates
 reproduce the observed AUC and BCa's interval is far too short (with binormal scores at an
-AUC of 0.98 it covers 45-88 % with a median 3 to 20 rows of the rarer class). Newcombe's
+AUC of 0.98 it covers 45-89 % with a median 3 to 20 rows of the rarer class). Newcombe's
 score interval (method 5,
 2006; :func:`booteval.closed_forms.newcombe_auc_interval`) inverts a test whose variance
 is a function of the candidate AUC, so it keeps its width. This script measures, on

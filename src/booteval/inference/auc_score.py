@@ -4,7 +4,7 @@ The AUC is the share of (positive, negative) pairs that the scores order correct
 like a proportion its bootstrap interval collapses near the boundary: with few rows of
 one class, or with near-perfect separation, most replicates reproduce the observed AUC
 and the interval says nothing about how far below it the truth may lie (with binormal
-scores at an AUC of 0.98, BCa covers 45 to 88 % with a median 3 to 20 rows of the rarer
+scores at an AUC of 0.98, BCa covers 45 to 89 % with a median 3 to 20 rows of the rarer
 class; ``benchmarks/auc_score.py``). The score
 interval inverts a test whose variance is a function of the candidate AUC ``theta``,
 so, as Wilson's interval for a proportion, it lies in [0, 1] and has width even where

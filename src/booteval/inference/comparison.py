@@ -35,7 +35,14 @@ from ..results import freeze
 from .auto_method import CLOSED_FORMS, choose, paired_case_of, paired_closed_form, reason
 from .classical import disagreement_note
 from .comparison_results import ComparisonResult
-from .confidence import TINY_ROWS, SharedDraws, shared_run, system_ci, warn_tiny
+from .confidence import (
+    TINY_ROWS,
+    SharedDraws,
+    shared_run,
+    system_ci,
+    vacuous_note,
+    warn_tiny,
+)
 from .design_effect import clustered_effective_n, row_jackknife
 
 __all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]
@@ -422,10 +429,8 @@ def compare(
             )  # fmt: skip
         caught = [*caught, *more]
         method_used, rep_ses = "bca", None
-        out = replace(out, notes=(
-            f"the {opts.method} interval was unbounded or spanned the whole range (too many "
-            "replicates with a zero or tiny standard error), so method='auto' gives BCa from "
-            "the same replicates", *out.notes))  # fmt: skip
+        notes = (vacuous_note(opts.method, "BCa from the same replicates"), *out.notes)
+        out = replace(out, notes=notes)
     with collect_warnings() as caught_systems:
         # each system's own interval: booteval.ci's, from these draws where ci draws the same
         own = [

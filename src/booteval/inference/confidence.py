@@ -492,12 +492,23 @@ def _bounded(
         else:
             out = result.with_method("bca")
             instead = "BCa from the same replicates"
-    note = (
-        f"the {rule.method} interval was unbounded or spanned the whole range (too many "
+    details = {k: v for k, v in out.details.items() if k != "vacuous"}
+    notes = (vacuous_note(rule.method, instead), *out.notes)
+    return replace(out, notes=notes, details=details), [*kept, *more]
+
+
+def vacuous_note(method: str, instead: str) -> str:
+    """The note of a default whose bootstrap-t said nothing, for ``ci`` and ``compare``.
+
+    Examples
+    --------
+    >>> vacuous_note("studentized", "BCa from the same replicates")[:44]
+    'the studentized interval was unbounded or sp'
+    """
+    return (
+        f"the {method} interval was unbounded or spanned the whole range (too many "
         f"replicates with a zero or tiny standard error), so method='auto' gives {instead}"
     )
-    details = {k: v for k, v in out.details.items() if k != "vacuous"}
-    return replace(out, notes=(note, *out.notes), details=details), [*kept, *more]
 
 
 def _closed_form_result(
