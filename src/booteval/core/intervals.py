@@ -68,6 +68,7 @@ __all__ = [
     "normal_endpoints",
     "order_statistic_quantile",
     "resolve_transform",
+    "vacuous_note",
 ]
 
 METHODS: tuple[str, ...] = (
@@ -569,3 +570,18 @@ def compute_interval(
     if warn:
         _warn([n for n in notes if not n.startswith("interval (")])
     return IntervalOutcome(low, high, float(mc_lo), float(mc_hi), tuple(notes), details)
+
+
+def vacuous_note(method: str, instead: str) -> str:
+    """The note of a default whose bootstrap-t said nothing (``details["vacuous"]``), for
+    ``ci`` and ``compare``.
+
+    Examples
+    --------
+    >>> vacuous_note("studentized", "BCa from the same replicates")[:44]
+    'the studentized interval was unbounded or sp'
+    """
+    return (
+        f"the {method} interval was unbounded or spanned the whole range (too many "
+        f"replicates with a zero or tiny standard error), so method='auto' gives {instead}"
+    )

@@ -20,7 +20,7 @@ from ..core.engine import (
     screen_undefined,
 )
 from ..core.errors import DegenerateIntervalWarning, InvalidInputError, collect_warnings, warn
-from ..core.intervals import METHODS, RESAMPLED, STUDENTIZED, compute_interval
+from ..core.intervals import METHODS, RESAMPLED, STUDENTIZED, compute_interval, vacuous_note
 from ..core.options import entry_point
 from ..core.paired import StackedEvaluator, check_defined, pair_inputs, paired_arrays
 from ..core.params import ALTERNATIVES, TESTS
@@ -40,7 +40,6 @@ from .confidence import (
     SharedDraws,
     shared_run,
     system_ci,
-    vacuous_note,
     warn_tiny,
 )
 from .design_effect import clustered_effective_n, row_jackknife

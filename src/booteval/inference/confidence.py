@@ -22,7 +22,7 @@ from ..core.errors import (
     collect_warnings,
     warn,
 )
-from ..core.intervals import METHODS, STUDENTIZED, resolve_transform
+from ..core.intervals import METHODS, STUDENTIZED, resolve_transform, vacuous_note
 from ..core.options import entry_point
 from ..core.philox import describe_source, weight_source
 from ..core.validation import MAX_RESAMPLES, check_confidence_level
@@ -495,20 +495,6 @@ def _bounded(
     details = {k: v for k, v in out.details.items() if k != "vacuous"}
     notes = (vacuous_note(rule.method, instead), *out.notes)
     return replace(out, notes=notes, details=details), [*kept, *more]
-
-
-def vacuous_note(method: str, instead: str) -> str:
-    """The note of a default whose bootstrap-t said nothing, for ``ci`` and ``compare``.
-
-    Examples
-    --------
-    >>> vacuous_note("studentized", "BCa from the same replicates")[:44]
-    'the studentized interval was unbounded or sp'
-    """
-    return (
-        f"the {method} interval was unbounded or spanned the whole range (too many "
-        f"replicates with a zero or tiny standard error), so method='auto' gives {instead}"
-    )
 
 
 def _closed_form_result(
