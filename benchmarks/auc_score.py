@@ -33,6 +33,7 @@ Usage::
 
     python benchmarks/auc_score.py                 # 1,000 data sets a cell, ~20 minutes
     python benchmarks/auc_score.py --sets 100 --families fit
+    python benchmarks/auc_score.py --stratified    # the same, resampled within classes
 
 It writes ``benchmarks/auc_score.md`` (the coverage atlas page's section, through
 ``coverage_atlas.py --render``) and ``benchmarks/auc_score.json`` (the counts behind it).
@@ -193,13 +194,19 @@ def _labels(rng: np.random.Generator, n: int, prevalence: float) -> np.ndarray:
             return y
 
 
-def run_cell(job: tuple[int, int, int, int]) -> dict:
+def _design(cell: dict) -> str:
+    return cell.get("design", "independent")  # the first runs had independent rows only
+
+
+def run_cell(job: tuple[int, int, int, int, bool]) -> dict:
     """One family at one design: per method the hits and the intervals outside [0, 1] or
-    infinite; per rarer-class size the data sets and the hits of Newcombe and BCa."""
+    infinite; per rarer-class size the data sets and the hits of Newcombe and BCa. With
+    ``stratified`` the bootstraps resample within classes (``strata=y``): the same data
+    sets, the class sizes kept in every replicate."""
     import booteval
     from booteval.closed_forms import delong_interval, newcombe_auc_interval
 
-    f, d, sets, seed = job
+    f, d, sets, seed, stratified = job
     fam, (prevalence, n) = FAMILIES[f], DESIGNS[d]
     hits = dict.fromkeys(METHODS, 0)
     bad = dict.fromkeys(METHODS, 0)
@@ -214,7 +221,7 @@ def run_cell(job: tuple[int, int, int, int]) -> dict:
             warnings.simplefilter("ignore")
             for method in ("auto", "bca", "percentile", "studentized"):
                 r = booteval.ci(y, score, metric="roc_auc", method=method, seed=s,
-                                n_resamples=B)  # fmt: skip
+                                n_resamples=B, strata=y if stratified else None)  # fmt: skip
                 out[method] = (r.low, r.high)
                 if method == "auto":
                     chosen[r.method] = chosen.get(r.method, 0) + 1
@@ -234,6 +241,7 @@ def run_cell(job: tuple[int, int, int, int]) -> dict:
         row[1] += bool(out["newcombe-auc"][0] <= fam.truth <= out["newcombe-auc"][1])
         row[2] += bool(out["bca"][0] <= fam.truth <= out["bca"][1])
     return {"family": fam.name, "half": fam.half, "truth": fam.truth, "prevalence": prevalence,
+            "design": "stratified" if stratified else "independent",
             "n": n, "sets": sets, "hits": hits, "outside": bad, "chosen": chosen,
             "by_rows": {str(k): v for k, v in sorted(by_rows.items())},
             "k_auto": AUC_FEW_ROWS}  # fmt: skip
@@ -273,26 +281,10 @@ def _farther(c: float, bca: float, sets: int) -> bool:
     return abs(c - 95.0) > abs(bca - 95.0) + 2 * se
 
 
-def render(cells: list[dict]) -> str:
-    import booteval
-
-    sets = cells[0]["sets"]
-    se = 100 * math.sqrt(0.95 * 0.05 / sets)
+def _threshold_table(cells: list[dict], sets: int) -> list[str]:
+    """Per K of :data:`K_SCAN`, per half: the cells in band, worse than BCa, the lowest."""
     halves = ("fit", "held out", "fresh", LAST)
     lines = [
-        f"{sets:,} data sets a cell (Monte Carlo standard error about {se:.1f} points), "
-        f"B = {B:,}, independent rows; booteval {booteval.__version__}. A cell is in band at "
-        f"{BAND[0]}-{BAND[1]} %; *rarer class* is the median number of rows of the rarer class "
-        'over the cell\'s data sets. *default*: `ci(method="auto")` as it runs now '
-        f"(Newcombe's interval below {AUC_FEW_ROWS} rows of the rarer class, BCa from "
-        f"{AUC_FEW_ROWS}), data set by data set; the cells first ran under an earlier "
-        "threshold, and the script checks that the default measured then is that rule's "
-        "outcome at that threshold, data set by data set.",
-        "",
-        "**The rule's threshold.** Newcombe's interval below K rows of the rarer class and BCa "
-        "from K on, each data set judged by the interval the rule gives it; *worse*: cells "
-        "farther from 95 % than BCa by more than twice the Monte Carlo error.",
-        "",
         "| K | " + " | ".join(f"{h}: in band | {h}: worse | {h}: lowest" for h in halves) + " |",
         "|---:|" + "---:|---:|---:|" * len(halves),
     ]
@@ -307,25 +299,13 @@ def render(cells: list[dict]) -> str:
             worse = sum(_farther(x, _cov(c, "bca"), sets) for x, c in zip(cov, part, strict=True))
             row += [f"{sum(map(_in_band, cov))} of {len(part)}", f"{worse}", f"{min(cov):.1f}"]
         lines.append("| " + " | ".join(row) + " |")
-    lines += [
-        "",
-        "**Every method in every cell.** *outside*: Newcombe's and BCa's intervals (the "
-        "default gives one of the two) outside [0, 1], infinite or reversed.",
-        "",
-        "| family | half | AUC | prevalence | n | rarer class | default | BCa | percentile | "
-        "bootstrap-t (DeLong) | Newcombe | DeLong | outside |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for c in cells:
-        rows = [int(k) for k, v in c["by_rows"].items() for _ in range(v[0])]
-        covs = " | ".join(f"{_cov(c, m):.1f}" for m in METHODS)
-        lines.append(
-            f"| {c['family']} | {c['half']} | {c['truth']:.3f} | {c['prevalence']:g} | "
-            f"{c['n']:,} | {int(np.median(rows))} | {covs} | "
-            f"{c['outside']['newcombe-auc']} / {c['outside']['bca']} |"
-        )
-    lines.append("")
-    for h in halves:
+    return lines
+
+
+def _summaries(cells: list[dict], sets: int) -> list[str]:
+    """One line a half: the default's, BCa's and Newcombe's cells in band and distance."""
+    lines = []
+    for h in ("fit", "held out", "fresh", LAST):
         part = [c for c in cells if c["half"] == h]
         if not part:
             continue
@@ -338,7 +318,85 @@ def render(cells: list[dict]) -> str:
         worse = sum(_farther(_cov(c, "auto"), _cov(c, "bca"), sets) for c in part)
         lines.append(f"- *{h}* ({len(part)} cells): " + "; ".join(summary) +
                      f"; the default farther from 95 % than BCa: {worse}.")  # fmt: skip
+    return lines
+
+
+def _median_rows(cell: dict) -> int:
+    return int(np.median([int(k) for k, v in cell["by_rows"].items() for _ in range(v[0])]))
+
+
+def render(cells: list[dict]) -> str:
+    import booteval
+
+    independent = [c for c in cells if _design(c) == "independent"]
+    stratified = [c for c in cells if _design(c) == "stratified"]
+    sets = independent[0]["sets"]
+    se = 100 * math.sqrt(0.95 * 0.05 / sets)
+    lines = [
+        f"{sets:,} data sets a cell (Monte Carlo standard error about {se:.1f} points), "
+        f"B = {B:,}, independent rows; booteval {booteval.__version__}. A cell is in band at "
+        f"{BAND[0]}-{BAND[1]} %; *rarer class* is the median number of rows of the rarer class "
+        'over the cell\'s data sets. *default*: `ci(method="auto")` as it runs now '
+        f"(Newcombe's interval below {AUC_FEW_ROWS} rows of the rarer class, BCa from "
+        f"{AUC_FEW_ROWS}), data set by data set; the cells first ran under an earlier "
+        "threshold, and the script checks that the default measured then is that rule's "
+        "outcome at that threshold, data set by data set.",
+        "",
+        "**The rule's threshold.** Newcombe's interval below K rows of the rarer class and BCa "
+        "from K on, each data set judged by the interval the rule gives it; *worse*: cells "
+        "farther from 95 % than BCa by more than twice the Monte Carlo error.",
+        "",
+        *_threshold_table(independent, sets),
+        "",
+        "**Every method in every cell.** *outside*: Newcombe's and BCa's intervals (the "
+        "default gives one of the two) outside [0, 1], infinite or reversed.",
+        "",
+        "| family | half | AUC | prevalence | n | rarer class | default | BCa | percentile | "
+        "bootstrap-t (DeLong) | Newcombe | DeLong | outside |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for c in independent:
+        covs = " | ".join(f"{_cov(c, m):.1f}" for m in METHODS)
+        lines.append(
+            f"| {c['family']} | {c['half']} | {c['truth']:.3f} | {c['prevalence']:g} | "
+            f"{c['n']:,} | {_median_rows(c)} | {covs} | "
+            f"{c['outside']['newcombe-auc']} / {c['outside']['bca']} |"
+        )
+    lines += ["", *_summaries(independent, sets)]
+    if stratified:
+        lines += _stratified_section(stratified)
     return "\n".join(lines) + "\n"
+
+
+def _stratified_section(cells: list[dict]) -> list[str]:
+    """The same data sets resampled within classes, run after K = 8 was fixed."""
+    sets = cells[0]["sets"]
+    lines = [
+        "",
+        "**Resampled within classes** (`strata=y`, every replicate keeps the class sizes): "
+        "the same data sets, run once after K = 8 was fixed on independent rows, so every "
+        "half is held out here. A stratified bootstrap of 3 to 10 rows of one class "
+        "varies less than the AUC does, and BCa's interval is even shorter than on "
+        "independent rows.",
+        "",
+        *_threshold_table(cells, sets),
+        "",
+        *_summaries(cells, sets),
+        "",
+        "Cells where the default is outside the band:",
+        "",
+        "| family | half | AUC | prevalence | n | rarer class | default | BCa | Newcombe |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for c in cells:
+        if _in_band(_cov(c, "auto")):
+            continue
+        lines.append(
+            f"| {c['family']} | {c['half']} | {c['truth']:.3f} | {c['prevalence']:g} | "
+            f"{c['n']:,} | {_median_rows(c)} | {_cov(c, 'auto'):.1f} | {_cov(c, 'bca'):.1f} | "
+            f"{_cov(c, 'newcombe-auc'):.1f} |"
+        )
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -350,29 +408,37 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"halves to run: fit, 'held out', fresh, {LAST}")  # fmt: skip
     ap.add_argument("--out", type=Path, default=HERE / "auc_score.md")
     ap.add_argument("--render", action="store_true", help="rewrite the table from the JSON")
+    ap.add_argument(
+        "--stratified",
+        action="store_true",
+        help="resample within classes (strata=y); kept beside the independent cells",
+    )
     args = ap.parse_args(argv)
     counts = args.out.with_suffix(".json")
     kept = json.loads(counts.read_text()) if counts.is_file() else []
     if args.render:
         cells = kept
     else:
-        jobs = [(f, d, args.sets, args.seed) for f, fam in enumerate(FAMILIES)
+        jobs = [(f, d, args.sets, args.seed, args.stratified) for f, fam in enumerate(FAMILIES)
                 if fam.half in args.families for d in range(len(DESIGNS))]  # fmt: skip
         t0 = time.perf_counter()
         # one thread per worker: the workers already fill the cores
         os.environ["NUMBA_NUM_THREADS"] = "1"
         with ProcessPoolExecutor(args.workers) as pool:
-            cells = []
+            fresh = []
             for cell in pool.map(run_cell, jobs):
-                cells.append(cell)
+                fresh.append(cell)
                 print(f"{cell['family']}, prevalence {cell['prevalence']}, n = {cell['n']}: "
                       f"default {_cov(cell, 'auto'):.1f}, BCa {_cov(cell, 'bca'):.1f}, "
                       f"Newcombe {_cov(cell, 'newcombe-auc'):.1f} "
                       f"({time.perf_counter() - t0:.0f} s)", flush=True)  # fmt: skip
         # the halves not run now are kept from the counts written before
-        cells = [c for c in kept if c["half"] not in args.families] + cells
+        design = "stratified" if args.stratified else "independent"
+        cells = [c for c in kept if c["half"] not in args.families or _design(c) != design]
+        cells += fresh
         order = {f.name: i for i, f in enumerate(FAMILIES)}
-        cells.sort(key=lambda c: (order[c["family"]], DESIGNS.index((c["prevalence"], c["n"]))))
+        cells.sort(key=lambda c: (_design(c) == "stratified", order[c["family"]],
+                                  DESIGNS.index((c["prevalence"], c["n"]))))  # fmt: skip
         counts.write_text(json.dumps(cells, indent=0) + "\n")
     check_default(cells)
     args.out.write_text(render(cells))

@@ -151,3 +151,18 @@ def test_the_bad_input_battery_gives_only_clear_errors():
     outcomes = {name: module.run_api(name, fn) for name, fn in module.api_cases()}
     assert len(outcomes) >= 30
     assert {k: v for k, v in outcomes.items() if v not in ("clear error", "right")} == {}
+
+
+def test_an_input_error_survives_a_process_boundary():
+    # raised in a worker of a process pool, it reaches the caller as itself (an error that
+    # cannot be rebuilt from its pickle breaks the pool with no word of the cause)
+    import pickle
+    from concurrent.futures import ProcessPoolExecutor
+
+    with pytest.raises(booteval.InvalidInputError) as raised:
+        booteval.ci([0.1, 0.2], metric="no such metric")
+    again = pickle.loads(pickle.dumps(raised.value))
+    assert type(again) is type(raised.value) and str(again) == str(raised.value)
+    assert (again.parameter, again.hint) == (raised.value.parameter, raised.value.hint)
+    with ProcessPoolExecutor(1) as pool, pytest.raises(booteval.InvalidInputError, match="metric"):
+        pool.submit(booteval.ci, [0.1, 0.2], metric="no such metric").result()

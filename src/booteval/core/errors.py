@@ -69,6 +69,11 @@ class InvalidInputError(BootevalError, ValueError):
             msg += f" {hint}"
         super().__init__(msg)
 
+    def __reduce__(self) -> tuple:
+        # rebuilt from its four fields, so that it crosses process boundaries (an error
+        # raised in a worker of a process pool reaches the caller as itself)
+        return type(self), (self.parameter, self.expected, self.received, self.hint)
+
 
 class BootevalWarning(UserWarning):
     """Base class of booteval's warnings."""
