@@ -166,3 +166,18 @@ def test_an_input_error_survives_a_process_boundary():
     assert (again.parameter, again.hint) == (raised.value.parameter, raised.value.hint)
     with ProcessPoolExecutor(1) as pool, pytest.raises(booteval.InvalidInputError, match="metric"):
         pool.submit(booteval.ci, [0.1, 0.2], metric="no such metric").result()
+
+
+def test_file_errors_survive_pickling():
+    import pickle
+
+    from booteval.core.tables import InputFileError
+    from booteval.logs._common import LogFormatError
+
+    for err in (
+        InputFileError("runs.csv", "column 'score': expected numbers"),
+        LogFormatError("samples.jsonl", "expected a number", line=7, field="acc"),
+    ):
+        again = pickle.loads(pickle.dumps(err))
+        assert type(again) is type(err) and str(again) == str(err) and again.file == err.file
+    assert again.line == 7 and again.field == "acc"

@@ -56,7 +56,11 @@ class InputFileError(Exception):
 
     def __init__(self, file: str, message: str) -> None:
         self.file = file
+        self.message = message
         super().__init__(f"{file}: {message}")
+
+    def __reduce__(self) -> tuple:  # rebuilt from its fields in another process
+        return type(self), (self.file, self.message)
 
 
 def _display(path: str | Path) -> str:

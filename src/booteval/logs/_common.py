@@ -59,9 +59,19 @@ class LogFormatError(InputFileError, BootevalError):
     ) -> None:  # fmt: skip
         self.line = line
         self.field = field
+        self.detail = message
         where = "" if line is None else (f"line {line}: " if isinstance(line, int) else f"{line}: ")
         what = "" if field is None else f"field {field!r}: "
         super().__init__(str(file), where + what + message)
+
+    def __reduce__(self) -> tuple:  # rebuilt from its fields in another process
+        return _log_format_error, (self.file, self.detail, self.line, self.field)
+
+
+def _log_format_error(
+    file: str, message: str, line: int | str | None, field: str | None
+) -> LogFormatError:
+    return LogFormatError(file, message, line=line, field=field)
 
 
 def pandas() -> Any:
