@@ -346,17 +346,24 @@ def test_clustered_proportion_default_is_the_symmetric_bootstrap_t_on_the_logit_
     assert r.high - r.estimate != pytest.approx(r.estimate - r.low, rel=1e-3)
 
 
-def test_a_whole_range_bootstrap_t_gives_way_to_bca_with_a_note():
+def test_a_whole_range_bootstrap_t_gives_way_to_the_cluster_jackknife_t_with_a_note():
     """Kendall's tau of 20 rows in 5 clusters, weakly related: the nested bootstrap-t the
-    rule takes reaches past both ends of [-1, 1]; the default is BCa from the same
-    replicates, and says why (the rule's own choice stays in ``details["auto"]``)."""
+    rule takes reaches past both ends of [-1, 1]; the default is the cluster jackknife t
+    interval on Fisher's z scale, and says why (the rule's own choice stays in
+    ``details["auto"]``)."""
+    from scipy import stats
+
     x = np.arange(20.0)
-    kwargs = {"metric": "kendall", "clusters": np.repeat(np.arange(5), 4), **RUN}
+    cl = np.repeat(np.arange(5), 4)
+    kwargs = {"metric": "kendall", "clusters": cl, **RUN}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = booteval.ci(x, x % 7, **kwargs)
         t = booteval.ci(x, x % 7, method="studentized", **kwargs)
     assert t.details.get("vacuous") and (t.low, t.high) == (-1.0, 1.0)
-    assert r.method == "bca" and r.details["auto"]["method"] == "studentized"
-    assert (r.low, r.high) == (t.with_method("bca").low, t.with_method("bca").high)
+    assert r.method == "jackknife-t" and r.details["auto"]["method"] == "studentized"
+    loo = np.arctanh([stats.kendalltau(x[cl != g], (x % 7)[cl != g])[0] for g in range(5)])
+    half = stats.t.ppf(0.975, 4) * np.sqrt(4 / 5 * np.sum((loo - loo.mean()) ** 2))
+    centre = np.arctanh(stats.kendalltau(x, x % 7)[0])
+    assert (r.low, r.high) == pytest.approx(np.tanh([centre - half, centre + half]), rel=1e-9)
     assert r.notes[1].startswith("the studentized interval was unbounded or spanned")

@@ -418,7 +418,7 @@ def compare(
         )  # fmt: skip
     if auto and not closed and out.details.get("vacuous"):
         # the default never answers with an interval that says nothing (as ci's, see
-        # confidence._bounded): BCa from the same replicates, and a note
+        # default_fallback.bounded_default): BCa from the same replicates, and a note
         caught = [w for w in caught if not issubclass(w.category, DegenerateIntervalWarning)]
         with collect_warnings() as more:
             jack = stacked.jackknife()

@@ -22,7 +22,7 @@ from ..core.errors import (
     collect_warnings,
     warn,
 )
-from ..core.intervals import METHODS, STUDENTIZED, resolve_transform, vacuous_note
+from ..core.intervals import METHODS, STUDENTIZED, resolve_transform
 from ..core.options import entry_point
 from ..core.philox import describe_source, weight_source
 from ..core.validation import MAX_RESAMPLES, check_confidence_level
@@ -44,6 +44,7 @@ from .auto_method import (
     row_scores,
 )
 from .calibrated import recipe
+from .default_fallback import bounded_default
 from .design_effect import clustered_effective_n, row_jackknife
 from .few_clusters import CR_LINKS
 
@@ -455,7 +456,7 @@ def system_ci(
         else:
             result = _run_to_budget(run, opts.method, *budget)
     if rule is not None and result.details.get("vacuous"):
-        result, caught = _bounded(result, rule, case, m, arrays, clusters, caught)
+        result, caught = bounded_default(result, rule, case, m, arrays, clusters, caught)
     if warnings_to is not None:
         warnings_to.extend(caught)
     else:
@@ -465,36 +466,6 @@ def system_ci(
         return result
     details = {**result.details, "auto": {"method": rule.method, "evidence": rule.evidence}}
     return replace(result, notes=(reason(rule, case), *result.notes), details=details)
-
-
-def _bounded(
-    result: CIResult, rule: Rule, case: Case, m: Metric, arrays: tuple[np.ndarray, ...],
-    clusters: Any, caught: list,
-) -> tuple[CIResult, list]:  # fmt: skip
-    """The default never answers with an interval that says nothing. Where the bootstrap-t
-    that ``method="auto"`` chose has an infinite endpoint on the scale it was formed on, or
-    reaches past both ends of the metric's range (too many replicates with a zero or tiny
-    standard error: resamples of clusters without the rarer outcome, or with one positive
-    row), a clustered proportion or mean takes CR2 on the scale where it stays in range
-    (unless a ``transform`` was asked for), anything else BCa from the same replicates; a
-    note says so, and the warnings about the interval not returned are dropped."""
-    kept = [w for w in caught if not issubclass(w.category, DegenerateIntervalWarning)]
-    with collect_warnings() as more:
-        if case.clustered and case.family in ("proportion", "mean") and case.closed_form:
-            cr2 = closed_form("cr2", m, arrays, clusters, result.confidence_level)
-            recipe = result._recompute
-            run_notes = (*recipe.notes_before, *recipe.notes_after) if recipe else ()
-            out = replace(
-                result, low=cr2.low, high=cr2.high, method="cr2", mcse_low=0.0,
-                mcse_high=0.0, notes=(*getattr(cr2, "notes", ()), *run_notes),
-            )  # fmt: skip
-            instead = "CR2 (a closed form)"
-        else:
-            out = result.with_method("bca")
-            instead = "BCa from the same replicates"
-    details = {k: v for k, v in out.details.items() if k != "vacuous"}
-    notes = (vacuous_note(rule.method, instead), *out.notes)
-    return replace(out, notes=notes, details=details), [*kept, *more]
 
 
 def _closed_form_result(

@@ -1,0 +1,138 @@
+"""The cluster jackknife t interval, and the default's use of it where its bootstrap-t says
+nothing (a clustered metric other than a mean or proportion with few clusters).
+
+References: leave-one-cluster-out values computed here with scikit-learn and NumPy in a
+loop; for a mean of equal clusters, the closed form of the jackknife variance; Fisher's z
+for a correlation (the scale-invariance of the t interval)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn.metrics import f1_score
+
+import booteval
+from booteval.core.jackknife_t import jackknife_t_interval
+
+
+def _by_hand(estimate, values, level, to, back):
+    z = to(np.asarray(values, float))
+    g = z.size
+    se = math.sqrt((g - 1) / g * np.sum((z - z.mean()) ** 2))
+    q = stats.t.ppf(0.5 + level / 2, g - 1)
+    return back(to(estimate) - q * se), back(to(estimate) + q * se)
+
+
+def test_a_mean_of_equal_clusters_has_the_closed_form_variance():
+    # leave-one-cluster-out means of G equal clusters: the jackknife variance is
+    # sum (cluster mean - mean)^2 / (G (G - 1))
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(6, 5)) + rng.normal(size=(6, 1))
+    means = x.mean(axis=1)
+    loo = np.array([np.delete(means, g).mean() for g in range(6)])
+    r = jackknife_t_interval(float(x.mean()), loo, 0.9)
+    se = math.sqrt(np.sum((means - means.mean()) ** 2) / (6 * 5))
+    q = stats.t.ppf(0.95, 5)
+    assert r.scale == "identity" and r.df == 5
+    assert (r.low, r.high) == pytest.approx((x.mean() - q * se, x.mean() + q * se), rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("bounds", "to", "back", "scale"),
+    [
+        ((0.0, 1.0), lambda p: np.log(p / (1 - p)), lambda z: 1 / (1 + np.exp(-z)), "logit"),
+        # Fisher's z: the logit of (r + 1) / 2 is 2 atanh(r), and a t interval does not
+        # depend on the scale's factor
+        ((-1.0, 1.0), np.arctanh, np.tanh, "logit"),
+        ((0.0, 100.0), lambda b: np.log(b / (100 - b)), lambda z: 100 / (1 + np.exp(-z)), "logit"),
+        ((0.0, math.inf), np.log, np.exp, "log"),
+        ((-math.inf, 1.0), lambda v: -np.log(1 - v), lambda z: 1 - np.exp(-z), "log"),
+    ],
+)
+def test_the_interval_is_formed_on_the_scale_of_the_range(bounds, to, back, scale):
+    lo, hi = bounds
+    width = hi - lo if math.isfinite(hi - lo) else 1.0
+    centre = (lo if math.isfinite(lo) else 0.0) + 0.3 * width
+    span = 0.1 * width
+    values = centre + span * np.array([-0.4, 0.3, 0.1, -0.2, 0.5])
+    r = jackknife_t_interval(centre, values, 0.95, bounds)
+    assert r.scale == scale and r.df == 4
+    assert (r.low, r.high) == pytest.approx(_by_hand(centre, values, 0.95, to, back), rel=1e-9)
+    assert lo < r.low < centre < r.high < hi
+
+
+def test_a_value_on_a_bound_is_clipped_and_said_so():
+    # F1 = 1 leaving a cluster out: the logit is infinite; the metric's own scale, clipped
+    values = np.array([1.0, 0.9, 0.95, 0.8])
+    r = jackknife_t_interval(0.9, values, 0.95, (0.0, 1.0))
+    low, high = _by_hand(0.9, values, 0.95, lambda v: v, lambda v: v)
+    assert r.scale == "clipped" and high > 1.0
+    assert (r.low, r.high) == pytest.approx((low, 1.0), rel=1e-12)
+
+
+def test_no_interval_without_three_defined_values_that_differ():
+    assert jackknife_t_interval(0.5, np.array([0.4, 0.6]), 0.95, (0.0, 1.0)) is None
+    assert jackknife_t_interval(0.5, np.array([0.5, 0.5, 0.5, 0.5]), 0.95) is None
+    assert jackknife_t_interval(0.5, np.array([0.4, math.nan, 0.6]), 0.95) is None
+    # an undefined leave-one-out value is left out, with a degree of freedom fewer
+    r = jackknife_t_interval(0.5, np.array([0.4, math.nan, 0.6, 0.55]), 0.95, (0.0, 1.0))
+    assert r.df == 2
+    assert r == jackknife_t_interval(0.5, np.array([0.4, 0.6, 0.55]), 0.95, (0.0, 1.0))
+
+
+def _f1_five_clusters():
+    rng = np.random.default_rng(4)
+    y = (rng.random(60) < 0.3).astype(int)
+    p = np.where(rng.random(60) < 0.8, y, 1 - y)
+    return y, p, np.arange(60) // 12
+
+
+def test_a_vacuous_bootstrap_t_of_f1_gives_way_to_the_jackknife_t_in_every_door():
+    y, p, cl = _f1_five_clusters()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = booteval.ci(y, p, metric="f1", clusters=cl, seed=0, n_resamples=2000)
+        t = booteval.ci(y, p, metric="f1", clusters=cl, seed=0, n_resamples=2000,
+                        method="studentized")  # fmt: skip
+    # the equal-tailed bootstrap-t the rule takes reaches past both ends of [0, 1]
+    assert t.details.get("vacuous"), (t.low, t.high)
+    assert r.details["auto"]["method"] == "studentized" and r.method == "jackknife-t"
+    # the reference: scikit-learn's F1 leaving out each cluster in turn
+    loo = [f1_score(y[cl != g], p[cl != g]) for g in range(5)]
+    logit = lambda v: np.log(v / (1 - v))  # noqa: E731
+    want = _by_hand(f1_score(y, p), loo, 0.95, logit, lambda z: 1 / (1 + np.exp(-z)))
+    assert (r.low, r.high) == pytest.approx(want, rel=1e-9)
+    assert 0.0 < r.low < r.estimate < r.high < 1.0
+    assert r.mcse_low == r.mcse_high == 0.0 and "vacuous" not in r.details
+    note = next(n for n in r.notes if "unbounded or spanned the whole range" in n)
+    assert "cluster jackknife t interval (5 leave-one-cluster-out values, t on 4" in note
+    assert "logit scale" in note
+    # the same interval from compare (each system's) and leaderboard
+    other = np.where(np.arange(60) % 5 == 0, 1 - y, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pair = booteval.compare(y, other, p, metric="f1", clusters=cl, seed=0, n_resamples=2000)
+        board = booteval.leaderboard({"a": other, "b": p}, y_true=y, metric="f1", clusters=cl,
+                                     seed=0, n_resamples=2000)  # fmt: skip
+    assert pair.interval_b == (r.low, r.high)
+    e = board.entry("b")
+    assert (e.low, e.high) == (r.low, r.high)
+
+
+def test_a_correlation_s_jackknife_t_is_fisher_s_z():
+    rng = np.random.default_rng(0)
+    cl = np.arange(40) // 8
+    x = rng.normal(size=40) + rng.normal(size=5)[cl]
+    y = 0.5 * x + rng.normal(size=40) + rng.normal(size=5)[cl]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = booteval.ci(x, y, metric="pearson", clusters=cl, seed=0, n_resamples=2000)
+    assert r.method == "jackknife-t"
+    loo = [stats.pearsonr(x[cl != g], y[cl != g])[0] for g in range(5)]
+    want = _by_hand(stats.pearsonr(x, y)[0], loo, 0.95, np.arctanh, np.tanh)
+    assert (r.low, r.high) == pytest.approx(want, rel=1e-9)
+    assert -1.0 < r.low < r.high < 1.0
