@@ -8,12 +8,16 @@ with few clusters, where many resamples of clusters hold one or two distinct clu
 
 * a clustered proportion or mean: CR2, on the scale where it stays in range (unless a
   ``transform`` was asked for);
-* any other clustered metric: the cluster jackknife t interval
+* any other clustered metric (or a clustered proportion or mean with a ``transform``):
+  the cluster jackknife t interval
   (:func:`booteval.core.jackknife_t.jackknife_t_interval`) on the scale where the
-  metric's range is natural;
+  metric's range is natural, whatever ``transform`` was asked for;
 * otherwise, or where the jackknife has no width: BCa from the same replicates.
 
-A note says which, and the warnings about the interval not returned are dropped.
+A note says which, and the warnings about the interval not returned are dropped. This is
+:func:`booteval.ci`'s, and so each system's in :func:`booteval.compare` and
+:func:`booteval.leaderboard`; ``compare``'s own difference ``B - A`` takes BCa from the
+same replicates there (its p-value comes from them too).
 """
 
 from __future__ import annotations

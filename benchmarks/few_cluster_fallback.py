@@ -1,0 +1,189 @@
+"""The default's fallback where its bootstrap-t says nothing, on families it was not chosen on.
+
+With 5 to 10 clusters the bootstrap-t that ``method="auto"`` takes for F1, ROC-AUC, a
+correlation or BLEU often reaches past both ends of the metric's range (resamples made of
+one or two distinct clusters have a zero or tiny standard error). The default then gives
+another interval. The cluster jackknife t interval replaced BCa there after 10 cells of
+the coverage atlas's grid (5 clusters, one of 10; Poisson cluster sizes tied to a normal
+cluster effect). This script checks that choice on families the grid never used, each with
+a closed-form truth, ``--sets`` data sets a cell, the same data sets and seeds for every
+column:
+
+* F1 of labels whose rate and whose classifier's accuracy vary by cluster (Beta);
+* ROC-AUC of binormal scores with a normal cluster effect on the score;
+* Pearson's r of a pair with a correlated cluster effect and a differently correlated row
+  noise;
+
+all with geometric cluster sizes (mean 10 rows) and 4, 6 or 8 clusters.
+
+Columns: the default now (the jackknife t where the bootstrap-t is vacuous), the default
+before (BCa there, from the same replicates), BCa throughout, the share of data sets where
+the fallback ran, and default intervals outside the metric's range. Usage::
+
+    python benchmarks/few_cluster_fallback.py            # 1,000 data sets a cell
+    python benchmarks/few_cluster_fallback.py --sets 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import norm
+
+B = 999
+BAND = (93.5, 96.5)
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    draw: Callable[[np.random.Generator, np.ndarray], tuple[np.ndarray, ...] | None]
+    truth: float
+    metric: str
+    low: float
+    high: float
+
+
+def _beta(mean: float, icc: float) -> tuple[float, float]:
+    return mean * (1 - icc) / icc, (1 - mean) * (1 - icc) / icc
+
+
+def f1_family(prevalence: float = 0.3, accuracy: float = 0.8, icc: float = 0.1) -> Family:
+    """Labels with a Beta rate by cluster, predictions right with a Beta chance by cluster
+    (independent of the labels' rate): the population's F1 is ``2 TP / (2 TP + FP + FN)``
+    with ``TP = p q``, ``FP = (1 - p)(1 - q)``, ``FN = p (1 - q)`` (means over clusters)."""
+    ap, bp = _beta(prevalence, icc)
+    aq, bq = _beta(accuracy, icc)
+
+    def draw(rng, cluster):
+        g = cluster.max() + 1
+        p, q = rng.beta(ap, bp, g)[cluster], rng.beta(aq, bq, g)[cluster]
+        y = (rng.random(cluster.size) < p).astype(int)
+        right = rng.random(cluster.size) < q
+        pred = np.where(right, y, 1 - y)
+        return (y, pred) if (y.sum() + pred.sum()) > 0 else None
+
+    tp = prevalence * accuracy
+    fp, fn = (1 - prevalence) * (1 - accuracy), prevalence * (1 - accuracy)
+    return Family("F1, Beta label rate and accuracy by cluster", draw, 2 * tp / (2 * tp + fp + fn),
+                  "f1", 0.0, 1.0)  # fmt: skip
+
+
+def auc_family(shift: float = 1.5, sd_cluster: float = 0.7, prevalence: float = 0.3) -> Family:
+    """Binormal scores plus a normal cluster effect shared by the cluster's rows: between
+    clusters a positive outranks a negative with probability
+    ``Phi(shift / sqrt(2 (1 + sd_cluster^2)))``, the population's AUC."""
+
+    def draw(rng, cluster):
+        g = cluster.max() + 1
+        y = (rng.random(cluster.size) < prevalence).astype(int)
+        if y.min() == y.max():
+            return None
+        s = shift * y + rng.normal(0, sd_cluster, g)[cluster] + rng.normal(size=cluster.size)
+        return y, s
+
+    truth = float(norm.cdf(shift / math.sqrt(2 * (1 + sd_cluster**2))))
+    return Family("ROC-AUC, binormal with a cluster effect", draw, truth, "roc_auc", 0.0, 1.0)
+
+
+def pearson_family(rho_cluster: float = 0.8, rho_row: float = 0.2, share: float = 0.3) -> Family:
+    """A pair with a cluster effect (correlation ``rho_cluster``, a ``share`` of each
+    variable's variance) and row noise (correlation ``rho_row``): the population's r is
+    ``share rho_cluster + (1 - share) rho_row``."""
+    sc, sr = math.sqrt(share), math.sqrt(1 - share)
+
+    def pair(rng, size, rho):
+        z = rng.normal(size=(size, 2))
+        z[:, 1] = rho * z[:, 0] + math.sqrt(1 - rho**2) * z[:, 1]
+        return z
+
+    def draw(rng, cluster):
+        g = cluster.max() + 1
+        xy = sc * pair(rng, g, rho_cluster)[cluster] + sr * pair(rng, cluster.size, rho_row)
+        return xy[:, 0], xy[:, 1]
+
+    truth = share * rho_cluster + (1 - share) * rho_row
+    return Family("Pearson r, correlated cluster effect", draw, truth, "pearson", -1.0, 1.0)
+
+
+FAMILIES = (f1_family(), auc_family(), pearson_family())
+CLUSTERS = (4, 6, 8)
+MEAN_SIZE = 10
+
+
+def _clusters(rng: np.random.Generator, g: int) -> np.ndarray:
+    """Geometric cluster sizes (mean ``MEAN_SIZE``, at least 2 rows each), as labels."""
+    sizes = 1 + rng.geometric(1.0 / (MEAN_SIZE - 1), g)
+    return np.repeat(np.arange(g), sizes)
+
+
+def run_cell(job: tuple[int, int, int, int]) -> dict:
+    import booteval
+
+    f, g, sets, seed = job
+    fam = FAMILIES[f]
+    hits = {"now": 0, "before": 0, "bca": 0}
+    fell = outside = 0
+    for s in range(sets):
+        rng = np.random.default_rng([seed, f, g, s])
+        while True:
+            cluster = _clusters(rng, g)
+            arrays = fam.draw(rng, cluster)
+            if arrays is not None:
+                break
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = booteval.ci(*arrays, metric=fam.metric, clusters=cluster, seed=s, n_resamples=B)
+            bca = r.with_method("bca")
+        before = bca if r.method == "jackknife-t" else r
+        fell += r.method == "jackknife-t"
+        for key, x in (("now", r), ("before", before), ("bca", bca)):
+            hits[key] += bool(x.low <= fam.truth <= x.high)
+        outside += not (fam.low <= r.low <= r.high <= fam.high) or not math.isfinite(r.high - r.low)
+    return {"family": fam.name, "clusters": g, "sets": sets, "fell": fell, "outside": outside,
+            **{k: 100.0 * v / sets for k, v in hits.items()}}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sets", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=2023)
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    args = ap.parse_args(argv)
+    import booteval
+
+    t0 = time.perf_counter()
+    os.environ["NUMBA_NUM_THREADS"] = "1"  # the workers already fill the cores
+    jobs = [(f, g, args.sets, args.seed) for f in range(len(FAMILIES)) for g in CLUSTERS]
+    with ProcessPoolExecutor(args.workers) as pool:
+        cells = list(pool.map(run_cell, jobs))
+    print("| family | clusters | default now | before (BCa fallback) | BCa | fallback ran | "
+          "outside the range |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for c in cells:
+        print(
+            f"| {c['family']} | {c['clusters']} | {c['now']:.1f} | {c['before']:.1f} | "
+            f"{c['bca']:.1f} | {100 * c['fell'] / c['sets']:.0f} % | {c['outside']} |"
+        )
+    se = 100 * math.sqrt(0.95 * 0.05 / args.sets)
+    inband = {k: sum(BAND[0] <= c[k] <= BAND[1] for c in cells) for k in ("now", "before", "bca")}
+    dist = {k: sum(abs(c[k] - 95) for c in cells) / len(cells) for k in ("now", "before", "bca")}
+    print(f"\nIn band ({BAND[0]}-{BAND[1]} %): now {inband['now']}, before {inband['before']}, "
+          f"BCa {inband['bca']} of {len(cells)}; mean distance from 95 %: now "
+          f"{dist['now']:.2f}, before {dist['before']:.2f}, BCa {dist['bca']:.2f}. "
+          f"{args.sets:,} data sets a cell (Monte Carlo SE about {se:.1f} points), B = {B}; "
+          f"booteval {booteval.__version__}; {time.perf_counter() - t0:.0f} s")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
