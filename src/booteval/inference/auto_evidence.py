@@ -41,7 +41,10 @@ AUC_FEW_ROWS_EVIDENCE = (
     "lowest 89.9 % against 57.1 %; "
     "with strata too: resampled within classes (the class sizes fixed) the atlas's ROC-AUC "
     "at 20 rows covers 96.5 % with Newcombe's interval and 95.0 % with BCa, but with every "
-    "positive above every negative the stratified bootstrap gives a point; "
+    "positive above every negative the stratified bootstrap gives a point; on the 17 "
+    "families resampled within classes, run after the threshold was fixed, 129 of 272 cells "
+    "in band against BCa's 91, none farther from 95 % than BCa by more than Monte Carlo "
+    "error; "
     "with near-perfect separation the bootstrap-t has replicates of zero standard error "
     "and an infinite endpoint"
 )
