@@ -194,16 +194,21 @@ def test_with_clusters_or_a_transform_the_default_stays_a_bootstrap():
                                 clusters=np.arange(100) // 4)  # fmt: skip
     # the bootstrap-t that the rule takes with 25 clusters is unbounded here (a third of
     # the replicates hold one positive or none: a zero standard error); the default is
-    # BCa from the same replicates, and says so
-    assert clustered.method == "bca" and clustered.details["auto"]["method"] == (
+    # the cluster jackknife t, and says so: on the AUC's own scale, clipped to [0, 1], as
+    # leaving out one cluster orders every pair (an AUC of 1, infinite on the logit scale)
+    assert clustered.method == "jackknife-t" and clustered.details["auto"]["method"] == (
         "studentized-symmetric"
     )
-    assert any("was unbounded" in note for note in clustered.notes)
-    assert 0.0 < clustered.low < clustered.high <= 1.0
-    assert (clustered.low, clustered.high) == (
-        clustered.with_method("bca").low,
-        clustered.with_method("bca").high,
-    )
+    assert any("was unbounded" in note and "clipped to its range" in note
+               for note in clustered.notes)  # fmt: skip
+    metrics = pytest.importorskip("sklearn.metrics")
+    cl = np.arange(100) // 4
+    loo = np.array([metrics.roc_auc_score(y[cl != g], s[cl != g]) for g in range(25)])
+    assert loo.max() == 1.0
+    half = stats.t.ppf(0.975, 24) * math.sqrt(24 / 25 * np.sum((loo - loo.mean()) ** 2))
+    auc = metrics.roc_auc_score(y, s)
+    assert (clustered.low, clustered.high) == pytest.approx((auc - half, 1.0), rel=1e-9)
+    assert 0.0 < clustered.low < clustered.estimate < clustered.high == 1.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a few hundred replicates: BCa says it is short
         transformed = booteval.ci(y, s, metric="roc_auc", seed=0, n_resamples=500,

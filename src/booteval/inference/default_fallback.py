@@ -82,8 +82,8 @@ def bounded_default(
                 mcse_high=0.0, notes=_run_notes(result),
             )  # fmt: skip
             where = (
-                "formed on the metric's scale and clipped to its range (the estimate or a "
-                "leave-one-out value is on a bound)"
+                "formed on the metric's own scale and clipped to its range, since the "
+                "estimate or a leave-one-out value is on a bound"
                 if jack.scale == "clipped"
                 else f"on the {jack.scale} scale"
             )
