@@ -183,6 +183,13 @@ def test_rule_rows_in_order():
         Case("f1", False, 200, stratified=True): "bca",
         Case("other", True, 500, 40, analytic_se=False): "percentile",  # e.g. Kendall
         Case("other", True, 500, 20, analytic_se=False): "bca",
+        # fewer than 30 clusters, no analytic standard error: the cluster jackknife t where
+        # it can be formed, else the nested bootstrap-t up to 50 rows and BCa beyond
+        Case("other", True, 500, 20, analytic_se=False, jackknife=True): "jackknife-t",
+        Case("kendall", True, 20, 5, analytic_se=False, jackknife=True): "jackknife-t",
+        Case(
+            "kendall", True, 20, 5, analytic_se=False, jackknife=True, closed_form=False
+        ): "studentized",  # a transform asked for
         Case("kendall", True, 1000, 30, analytic_se=False): "percentile",
         Case("kendall", True, 1001, 30, analytic_se=False): "bca",  # the tau's cluster bias
         Case("kendall", True, 10_000, 200, analytic_se=False): "bca",
@@ -220,15 +227,11 @@ def test_rule_rows_in_order():
          {"metric": "f1", "clusters": np.repeat(np.arange(10), 4)}, "studentized-symmetric"),
         (([0, 1, 1, 0, 1] * 8, [0, 1, 0, 0, 1] * 8),
          {"metric": "f1", "clusters": np.repeat(np.arange(5), 8)}, "studentized"),
-        # ... the nested bootstrap-t for one without: equal-tailed below 30 rows, symmetric
-        # up to 50, and BCa beyond
+        # ... the cluster jackknife t for one without, below 30 clusters
         ((np.arange(20.0), np.sqrt(np.arange(20.0)) + np.arange(20.0) % 3),
-         {"metric": "kendall", "clusters": np.repeat(np.arange(5), 4)}, "studentized"),
-        ((np.arange(40.0), np.arange(40.0) % 7),
-         {"metric": "kendall", "clusters": np.repeat(np.arange(10), 4)},
-         "studentized-symmetric"),
+         {"metric": "kendall", "clusters": np.repeat(np.arange(5), 4)}, "jackknife-t"),
         ((np.arange(60.0), np.arange(60.0) % 7),
-         {"metric": "kendall", "clusters": np.repeat(np.arange(10), 6)}, "bca"),
+         {"metric": "kendall", "clusters": np.repeat(np.arange(10), 6)}, "jackknife-t"),
         # ... and the percentile interval from 30 clusters
         ((np.arange(80.0), np.arange(80.0) % 7),
          {"metric": "kendall", "clusters": np.repeat(np.arange(40), 2)}, "percentile"),
@@ -346,11 +349,10 @@ def test_clustered_proportion_default_is_the_symmetric_bootstrap_t_on_the_logit_
     assert r.high - r.estimate != pytest.approx(r.estimate - r.low, rel=1e-3)
 
 
-def test_a_whole_range_bootstrap_t_gives_way_to_the_cluster_jackknife_t_with_a_note():
-    """Kendall's tau of 20 rows in 5 clusters, weakly related: the nested bootstrap-t the
-    rule takes reaches past both ends of [-1, 1]; the default is the cluster jackknife t
-    interval on Fisher's z scale, and says why (the rule's own choice stays in
-    ``details["auto"]``)."""
+def test_kendall_with_few_clusters_takes_the_cluster_jackknife_t():
+    """Kendall's tau of 20 rows in 5 clusters, weakly related: the nested bootstrap-t reaches
+    past both ends of [-1, 1]; the default is the cluster jackknife t interval on Fisher's z
+    scale (a closed form: the same whatever the seed), and says how it was formed."""
     from scipy import stats
 
     x = np.arange(20.0)
@@ -360,10 +362,17 @@ def test_a_whole_range_bootstrap_t_gives_way_to_the_cluster_jackknife_t_with_a_n
         warnings.simplefilter("ignore")
         r = booteval.ci(x, x % 7, **kwargs)
         t = booteval.ci(x, x % 7, method="studentized", **kwargs)
+        again = booteval.ci(x, x % 7, **{**kwargs, "seed": 99})
     assert t.details.get("vacuous") and (t.low, t.high) == (-1.0, 1.0)
-    assert r.method == "jackknife-t" and r.details["auto"]["method"] == "studentized"
+    assert r.method == "jackknife-t" and r.details["auto"]["method"] == "jackknife-t"
     loo = np.arctanh([stats.kendalltau(x[cl != g], (x % 7)[cl != g])[0] for g in range(5)])
     half = stats.t.ppf(0.975, 4) * np.sqrt(4 / 5 * np.sum((loo - loo.mean()) ** 2))
     centre = np.arctanh(stats.kendalltau(x, x % 7)[0])
     assert (r.low, r.high) == pytest.approx(np.tanh([centre - half, centre + half]), rel=1e-9)
-    assert r.notes[1].startswith("the studentized interval was unbounded or spanned")
+    assert (again.low, again.high) == (r.low, r.high) and r.mcse_low == 0.0
+    assert r.notes[1] == (
+        "the cluster jackknife t interval: 5 leave-one-cluster-out values, t on 4 degrees "
+        "of freedom, on the logit scale"
+    )
+    # the bootstrap still ran: any bootstrap method from the same replicates
+    assert r.with_method("bca").method == "bca"

@@ -136,3 +136,38 @@ def test_a_correlation_s_jackknife_t_is_fisher_s_z():
     want = _by_hand(stats.pearsonr(x, y)[0], loo, 0.95, np.arctanh, np.tanh)
     assert (r.low, r.high) == pytest.approx(want, rel=1e-9)
     assert -1.0 < r.low < r.high < 1.0
+
+
+def test_average_precision_with_few_clusters_takes_the_jackknife_t_against_sklearn():
+    from sklearn.metrics import average_precision_score
+
+    rng = np.random.default_rng(0)
+    y = (rng.random(200) < 0.3).astype(int)
+    s = y + rng.normal(size=200)
+    cl = np.arange(200) // 20
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = booteval.ci(y, s, metric="average_precision", clusters=cl, seed=0, n_resamples=300)
+        board = booteval.leaderboard({"a": s, "b": -s}, y_true=y, metric="average_precision",
+                                     clusters=cl, seed=0, n_resamples=300)  # fmt: skip
+    assert r.method == "jackknife-t" and r.details["auto"]["method"] == "jackknife-t"
+    loo = [average_precision_score(y[cl != g], s[cl != g]) for g in range(10)]
+    logit = lambda v: np.log(v / (1 - v))  # noqa: E731
+    want = _by_hand(average_precision_score(y, s), loo, 0.95, logit, lambda z: 1 / (1 + np.exp(-z)))
+    assert (r.low, r.high) == pytest.approx(want, rel=1e-9)
+    assert (board.entry("a").low, board.entry("a").high) == (r.low, r.high)
+
+
+def test_where_the_jackknife_cannot_be_formed_the_default_keeps_a_bootstrap():
+    # every positive in one of 3 clusters: without it the AP is undefined, 2 values remain
+    rng = np.random.default_rng(1)
+    y = np.zeros(30, dtype=int)
+    y[:4] = 1
+    s = y + rng.normal(size=30)
+    cl = np.repeat(np.arange(3), 10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = booteval.ci(y, s, metric="average_precision", clusters=cl, seed=0, n_resamples=200,
+                        n_inner=20)  # fmt: skip
+    assert r.details["auto"]["method"] == "studentized-symmetric"  # the nested bootstrap-t
+    assert r.method in ("studentized-symmetric", "bca") and 0.0 <= r.low < r.high <= 1.0

@@ -81,6 +81,7 @@ RESAMPLED: tuple[str, ...] = tuple(m for m in METHODS if m not in STUDENTIZED)
 #: the closed-form methods ``method="auto"`` may choose (all others are bootstrap methods)
 CLOSED_FORMS: tuple[str, ...] = (
     "jeffreys", "clustered-wilson", "cr2", "quasi-wilson", "newcombe", "tango", "newcombe-auc",
+    "jackknife-t",
 )  # fmt: skip
 
 

@@ -30,7 +30,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-__all__ = ["JackknifeT", "jackknife_t_interval"]
+__all__ = ["JackknifeT", "jackknife_t_interval", "leave_one_cluster_out"]
 
 
 def _scale(
@@ -124,3 +124,26 @@ def jackknife_t_interval(
     low, high = _t_interval(float(estimate), values, confidence_level)
     lo, hi = bounds if bounds is not None else (-math.inf, math.inf)
     return JackknifeT(max(low, lo), min(high, hi), "clipped", values.size - 1)
+
+
+def leave_one_cluster_out(
+    metric: Callable[..., float], arrays: tuple[np.ndarray, ...], clusters: np.ndarray
+) -> np.ndarray:
+    """``metric(*arrays)`` leaving out each cluster in turn (in the order of the sorted
+    labels); NaN where the metric is undefined or fails without that cluster.
+
+    Examples
+    --------
+    >>> x = np.array([1.0, 2.0, 3.0, 5.0])
+    >>> leave_one_cluster_out(np.mean, (x,), np.array([0, 0, 1, 2])).tolist()
+    [4.0, 2.6666666666666665, 2.0]
+    """
+    out = []
+    for label in np.unique(clusters):
+        keep = clusters != label
+        try:
+            with np.errstate(all="ignore"):
+                out.append(float(metric(*(a[keep] for a in arrays))))
+        except Exception:  # undefined without this cluster: left out of the variance
+            out.append(math.nan)
+    return np.asarray(out, dtype=float)

@@ -38,11 +38,17 @@ from ..core.intervals import (
     log_transform,
     resolve_transform,
 )
+from ..core.jackknife_t import jackknife_t_interval, leave_one_cluster_out
 from ..metrics import Metric
 from .analytic import AnalyticInterval, jeffreys_interval
 from .atlas_cite import nearest_cell
 from .auc_score import newcombe_auc_interval
-from .auto_evidence import AUC_FEW_ROWS_EVIDENCE, BOUNDED_MEAN_EVIDENCE, MEAN_FEW_CLUSTERS_EVIDENCE
+from .auto_evidence import (
+    AUC_FEW_ROWS_EVIDENCE,
+    BOUNDED_MEAN_EVIDENCE,
+    JACKKNIFE_T_EVIDENCE,
+    MEAN_FEW_CLUSTERS_EVIDENCE,
+)
 from .bounded_mean import constant_bound, quasi_wilson_interval
 from .few_clusters import ClusteredInterval, cluster_robust_interval, clustered_wilson_interval
 from .paired_proportions import (
@@ -140,6 +146,10 @@ class Case:
     constant : bool
         The per-row scores (for a paired difference, the per-row differences) are all
         equal: a bootstrap or cluster-robust interval has no width, a score interval does.
+    jackknife : bool
+        With fewer than 30 clusters and no analytic standard error: the cluster jackknife
+        t interval can be formed (3 or more defined leave-one-cluster-out values, not all
+        equal).
     """
 
     family: str
@@ -154,6 +164,7 @@ class Case:
     discordant: int | None = None
     bounded: bool = False
     constant: bool = False
+    jackknife: bool = False
 
 
 @dataclass(frozen=True)
@@ -321,6 +332,8 @@ RULES: tuple[Rule, ...] = (
          "50 clusters: 92.2 %, 89.0 %; ROC-AUC, n = 10,000, 50 clusters: 94.4 %, 91.2 %; over "
          "the 32 clustered cells of F1, macro-F1, ROC-AUC and Pearson with 30 or more "
          "clusters, 27 in band against BCa's 9", _cheap_studentized),
+    Rule("any", "clustered", f"fewer than {FEW_CLUSTERS} clusters, no analytic standard error",
+         "jackknife-t", JACKKNIFE_T_EVIDENCE, lambda case: case.jackknife),
     Rule("any", "clustered",
          f"fewer than {FEW_CLUSTERS} clusters and fewer than {NESTED_SYMMETRIC_ROWS} rows, no "
          "analytic standard error (a nested bootstrap-t)", "studentized",
@@ -478,6 +491,10 @@ def case_of(
         minority = min(k, design.n_rows - k)
     scores = row_scores(m, arrays)
     constant = scores is not None and bool(np.all(scores == scores[0]))
+    jackknife = False
+    if design.clustered and not analytic_se and design.n_clusters < FEW_CLUSTERS:
+        values = leave_one_cluster_out(m, arrays, design.unit_of_row)
+        jackknife = jackknife_t_interval(m(*arrays), values, 0.95, m.bounds) is not None
     bounded = scores is not None and natural_link(scores) == "logit"
     if kind == "proportion":
         k = round(float(np.sum(outcomes(m, arrays))))
@@ -490,6 +507,7 @@ def case_of(
         n_clusters=design.n_clusters if design.clustered else None, minority=minority,
         studentized=studentized, closed_form=closed_form, analytic_se=analytic_se,
         stratified=design.n_strata > 1, bounded=bounded, constant=constant,
+        jackknife=jackknife,
     )  # fmt: skip
 
 
@@ -598,6 +616,8 @@ def closed_form(
     """
     if method == "newcombe-auc":  # arrays: y_true (1 for a positive row), y_score
         return newcombe_auc_interval(arrays[0], arrays[1], confidence_level=level)
+    if method == "jackknife-t":
+        return _jackknife_t_closed_form(m, arrays, clusters, level)
     y = row_scores(m, arrays)
     assert y is not None, "closed forms are chosen for means and proportions only"
     with collect_warnings() as caught:
@@ -616,6 +636,31 @@ def closed_form(
     for w in caught:
         warn(w.message, w.category, stacklevel=4)
     return out
+
+
+def _jackknife_t_closed_form(
+    m: Metric, arrays: tuple[np.ndarray, ...], clusters: Any, level: float
+) -> ClusteredInterval:
+    """The cluster jackknife t interval of any metric (:mod:`booteval.core.jackknife_t`),
+    with the note that says how it was formed; chosen only where it can be."""
+    labels = np.unique(np.asarray(clusters), return_inverse=True)[1].reshape(-1)
+    estimate = float(m(*arrays))
+    jack = jackknife_t_interval(estimate, leave_one_cluster_out(m, arrays, labels), level,
+                                m.bounds)  # fmt: skip
+    assert jack is not None, "chosen only where Case.jackknife holds"
+    where = (
+        "on the metric's own scale, clipped to its range (a leave-one-out value is on a bound)"
+        if jack.scale == "clipped"
+        else f"on the {jack.scale} scale"
+    )
+    note = (
+        f"the cluster jackknife t interval: {jack.df + 1} leave-one-cluster-out values, t on "
+        f"{jack.df} degrees of freedom, {where}"
+    )
+    return ClusteredInterval(
+        estimate, jack.low, jack.high, level, "jackknife-t", int(arrays[0].shape[0]), None,
+        n_clusters=int(labels.max()) + 1, df=float(jack.df), notes=(note,),
+    )  # fmt: skip
 
 
 def _constant_bound(value: float, n: int, level: float) -> ClusteredInterval:
