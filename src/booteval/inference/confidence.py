@@ -206,13 +206,13 @@ def ci(
         (``"newcombe-auc"``). With clusters it is otherwise a bootstrap-t
         (``"studentized"``, or its symmetric form with few clusters) for a metric with an
         analytic standard error and ``"percentile"`` from 30 clusters for one without
-        (Kendall's tau beyond 1,000 rows: ``"bca"``; below 30 clusters and up to 50 rows
-        the nested bootstrap-t, symmetric from 30 rows); corpus BLEU takes the bootstrap-t
+        (Kendall's tau beyond 1,000 rows: ``"bca"``), and below 30 clusters the cluster
+        jackknife t interval (``"jackknife-t"``, a closed form of leave-one-cluster-out
+        values; :mod:`booteval.core.jackknife_t`) for one without; corpus BLEU takes the bootstrap-t
         on independent rows too. Where the bootstrap-t it takes is unbounded or spans the
         metric's whole range, it gives CR2 for a clustered proportion or mean, the
-        cluster jackknife t interval (``"jackknife-t"``, on the scale where the metric's
-        range is natural; :mod:`booteval.core.jackknife_t`) for another clustered metric,
-        and BCa otherwise, with a note. With a closed form the
+        cluster jackknife t interval (on the scale where the metric's range is natural)
+        for another clustered metric, and BCa otherwise, with a note. With a closed form the
         bootstrap still runs (percentile) so ``result.with_method`` and
         ``result.distribution`` work. ``result.method`` is the method chosen and
         ``result.notes`` says why.
