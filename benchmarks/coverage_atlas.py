@@ -1737,7 +1737,7 @@ def derived_auto(metric: str, rows: dict[str, dict[str, Any]]) -> dict[str, Any]
     """The ``auto`` record of a cell that did not run it, read off the column of the method
     the rule picks; ``None`` where that choice depends on the data (proportions: their
     cells run ``auto`` themselves, as do the paired differences)."""
-    from booteval.inference.auto_method import Case, choose
+    from booteval.inference.auto_method import FEW_CLUSTERS, Case, choose
 
     family = AUTO_FAMILY.get(metric)
     any_r = next(iter(rows.values()))
@@ -1748,6 +1748,8 @@ def derived_auto(metric: str, rows: dict[str, dict[str, Any]]) -> dict[str, Any]
         family, clustered=g is not None, n=int(any_r["n"]), n_clusters=g,
         analytic_se=metric in ANALYTIC_SE, stratified=any_r.get("design") == "stratified",
     )  # fmt: skip
+    if case.clustered and not case.analytic_se and (g or 0) < FEW_CLUSTERS:
+        return None  # the cluster jackknife t where it can be formed: it depends on the data
     chosen = rows.get(choose(case).method)
     if chosen is None:
         return None
