@@ -46,8 +46,11 @@ from .auc_score import newcombe_auc_interval
 from .auto_evidence import (
     AUC_FEW_ROWS_EVIDENCE,
     BOUNDED_MEAN_EVIDENCE,
+    FEW_CLUSTERS_T_EVIDENCE,
     JACKKNIFE_T_EVIDENCE,
     MEAN_FEW_CLUSTERS_EVIDENCE,
+    PEARSON_EVIDENCE,
+    TANGO_EVIDENCE,
 )
 from .bounded_mean import constant_bound, quasi_wilson_interval
 from .few_clusters import ClusteredInterval, cluster_robust_interval, clustered_wilson_interval
@@ -315,14 +318,7 @@ RULES: tuple[Rule, ...] = (
     Rule("any", "clustered",
          f"fewer than {FEW_CLUSTERS} clusters, with an analytic standard error",
          "studentized-symmetric",
-         "F1, n = 200, 5 clusters: the default 94.5 %, symmetric bootstrap-t 95.1 %, "
-         "equal-tailed 93.2 %, BCa 83.4 %; ROC-AUC, n = 50, 5 clusters: 94.9 %, 96.1 %, "
-         "94.8 %, 84.5 %; Pearson, n = 20, 5 clusters: 95.5 %, 96.0 %, 93.5 %, 86.2 %; the "
-         "bootstrap-t columns count as covering the intervals that span the whole range (a "
-         "tenth to a third of the data sets with 5 clusters), where the default gives the "
-         "cluster jackknife t instead; over the 32 clustered cells of F1, macro-F1, ROC-AUC "
-         "and Pearson with 5 or 10 clusters that this row takes, 25 in band against the "
-         "equal-tailed one's 9 (BCa's 0)",
+         FEW_CLUSTERS_T_EVIDENCE,
          _cheap_few_clusters),
     Rule("mean", "clustered", "any number of clusters", "studentized",
          "mean of a skewed score, n = 1,000, 50 clusters: studentized 91.4 %, BCa 87.8 %",
@@ -377,26 +373,8 @@ RULES: tuple[Rule, ...] = (
          lambda case: case.n >= 50 and not case.stratified),
     Rule("proportion-difference", "independent",
          f"fewer than {NEAR_BOUNDARY} discordant rows, or every row the same difference",
-         "tango",
-         "paired difference of accuracies, n = 50 (about 6 discordant rows): Tango 95.7 %, "
-         "Newcombe 96.7 % (both exact), basic 94.5 %, BCa 91.0 %; n = 20: 98.8 %, 99.0 %, "
-         "89.7 %, 70.1 %; n = 200: 95.0 %, 95.4 %, 94.9 %, 93.5 %; over 60 tables with "
-         "fewer than 30 expected discordant rows (tests/test_paired_proportions.py), mean "
-         "distance from 95 % 1.6 points against Newcombe's 2.2, lowest 93.6 % against 94.7 %; "
-         "with every row the same difference (one system right wherever the other is "
-         "wrong) the bootstrap gives a point, Tango's interval keeps a width",
-         lambda case: _few_discordant(case) or case.constant),
-    Rule("pearson", "independent", "any n", "percentile",
-         "Pearson r, lognormal margins, n = 20: percentile 93.5 %, studentized 86.2 %, BCa "
-         "90.2 %; n = 50: 95.2 %, 92.5 %, 90.2 %; n = 300: 94.0 %, 92.2 %, 89.8 %; bivariate "
-         "t3 (held out), n = 50: 91.5 %, 90.5 %, 87.5 %; n = 300: 93.2 %, 93.2 %, 88.2 %; "
-         "bivariate normal (the grid's own data sets), n = 20: 90.5 %, 95.0 %, 91.5 %; "
-         "n = 50: 92.8 %, 95.5 %, 92.8 %; n = 1,000: 96.2 %, 95.0 %, 95.5 % (400 data sets "
-         "a cell, benchmarks/atlas_families.py); fitted on lognormal margins and the grid "
-         "together, the percentile interval at every n is never farther from 95 % than BCa "
-         "by more than Monte Carlo error, where the bootstrap-t below 50 rows is, on "
-         "lognormal margins at 20 rows",
-         _always),
+         "tango", TANGO_EVIDENCE, lambda case: _few_discordant(case) or case.constant),
+    Rule("pearson", "independent", "any n", "percentile", PEARSON_EVIDENCE, _always),
     Rule("bleu", "independent", "with an analytic standard error", "studentized",
          "corpus BLEU, n = 20: studentized 95.0 %, BCa 93.0 %; n = 50: 94.8 %, 93.8 %; "
          "n = 200: 94.9 %, 94.6 %; n = 1,000: 95.0 %, 95.0 %", _cheap_studentized),
