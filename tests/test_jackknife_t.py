@@ -171,3 +171,14 @@ def test_where_the_jackknife_cannot_be_formed_the_default_keeps_a_bootstrap():
                         n_inner=20)  # fmt: skip
     assert r.details["auto"]["method"] == "studentized-symmetric"  # the nested bootstrap-t
     assert r.method in ("studentized-symmetric", "bca") and 0.0 <= r.low < r.high <= 1.0
+
+
+def test_an_interval_that_says_nothing_is_no_answer():
+    # leave-one-out values at the ends of the range: the interval spans all of it (or is
+    # infinite on a one-sided range), and the caller takes another
+    edge = np.array([1e-300, 0.5, 1 - 1e-16, 0.3])
+    assert jackknife_t_interval(0.5, edge, 0.95, (0.0, 1.0)) is None
+    assert (
+        jackknife_t_interval(5.0, np.array([1e-300, 5.0, 1e300, 3.0]), 0.95, (0.0, math.inf))
+        is None
+    )

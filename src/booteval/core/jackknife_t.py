@@ -100,7 +100,8 @@ def jackknife_t_interval(
         ``scale`` is ``"logit"``, ``"log"`` or ``"identity"``, or ``"clipped"`` where the
         estimate or a leave-one-out value lies on a bound and the interval was formed on
         the metric's scale and clipped to its range. ``None`` with fewer than 3 defined
-        leave-one-out values, or none differing from another.
+        leave-one-out values, or none differing from another, or where the interval is
+        infinite or spans the whole range.
 
     Examples
     --------
@@ -119,11 +120,25 @@ def jackknife_t_interval(
         z, z0 = to(values), float(to(np.array([estimate]))[0])
     if math.isfinite(z0) and bool(np.all(np.isfinite(z))):
         lz, hz = _t_interval(z0, z, confidence_level)
-        low, high = (float(v) for v in back(np.array([lz, hz])))
-        return JackknifeT(low, high, name, values.size - 1)
+        with np.errstate(over="ignore"):  # an end far out on the scale maps to the bound
+            low, high = (float(v) for v in back(np.array([lz, hz])))
+        return _said_something(JackknifeT(low, high, name, values.size - 1), bounds)
     low, high = _t_interval(float(estimate), values, confidence_level)
     lo, hi = bounds if bounds is not None else (-math.inf, math.inf)
-    return JackknifeT(max(low, lo), min(high, hi), "clipped", values.size - 1)
+    return _said_something(
+        JackknifeT(max(low, lo), min(high, hi), "clipped", values.size - 1), bounds
+    )
+
+
+def _said_something(out: JackknifeT, bounds: tuple[float, float] | None) -> JackknifeT | None:
+    """``out``, or ``None`` where it is infinite or spans the whole range: an interval that
+    says nothing is not an answer (the caller then takes another)."""
+    lo, hi = bounds if bounds is not None else (-math.inf, math.inf)
+    if not (math.isfinite(out.low) and math.isfinite(out.high)) or (
+        out.low <= lo and out.high >= hi
+    ):
+        return None
+    return out
 
 
 def leave_one_cluster_out(
