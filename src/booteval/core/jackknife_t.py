@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
+from scipy.special import stdtrit
 
 __all__ = ["JackknifeT", "jackknife_t_interval", "leave_one_cluster_out"]
 
@@ -72,7 +72,7 @@ class JackknifeT(NamedTuple):
 def _t_interval(centre: float, values: np.ndarray, confidence_level: float) -> tuple[float, float]:
     g = values.size
     se = math.sqrt((g - 1) / g * float(np.sum((values - values.mean()) ** 2)))
-    q = float(stats.t.ppf(0.5 + confidence_level / 2, g - 1))
+    q = float(stdtrit(g - 1, 0.5 + confidence_level / 2))  # Student's t quantile
     return centre - q * se, centre + q * se
 
 
