@@ -833,7 +833,8 @@ def select(cells: Sequence[Cell], patterns: Sequence[str] | None) -> list[Cell]:
 #: metrics whose default looks at the data beyond the design (a positive mean's interval on
 #: the log scale, which no column of the atlas holds; ROC-AUC's rows of the rarer class; and,
 #: for every bootstrap-t, whether its interval is unbounded or spans the whole range, where
-#: the default gives BCa instead): ``auto`` is run as such
+#: the default gives another; below 30 clusters without an analytic standard error, whether
+#: the cluster jackknife t can be formed): ``auto`` is run as such
 AUTO_RUN = ("lognormal_mean", "roc_auc", "f1", "macro_f1", "pearson", "bleu", "kendall",
             "average_precision")  # fmt: skip
 
@@ -1736,7 +1737,8 @@ ANALYTIC_SE = {"lognormal_mean", "f1", "macro_f1", "pearson", "roc_auc", "bleu"}
 def derived_auto(metric: str, rows: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
     """The ``auto`` record of a cell that did not run it, read off the column of the method
     the rule picks; ``None`` where that choice depends on the data (proportions: their
-    cells run ``auto`` themselves, as do the paired differences)."""
+    cells run ``auto`` themselves, as do the paired differences; the cluster jackknife t,
+    taken where it can be formed, has no column)."""
     from booteval.inference.auto_method import FEW_CLUSTERS, Case, choose
 
     family = AUTO_FAMILY.get(metric)
@@ -1853,7 +1855,8 @@ def _auto_summary(
         "`booteval.inference.auto_method.RULES`. Its column is run as `ci(...)` (or",
         "`compare(...)`) itself wherever the choice depends on the data (a proportion's",
         "distance from 0 or 1, ROC-AUC's rows of the rarer class, the rows where two systems",
-        "disagree, a bootstrap-t that comes out unbounded) and read off the column of the",
+        "disagree, a bootstrap-t that comes out unbounded, whether the cluster jackknife t",
+        "can be formed) and read off the column of the",
         "method it picks elsewhere (marked ‡; the same seed gives the same interval).",
         "Below, every such cell: the default's coverage, BCa's",
         "(the default of booteval 0.1 and of `scipy.stats.bootstrap`), and the method closest",

@@ -30,7 +30,10 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import stdtrit
 
-__all__ = ["JackknifeT", "jackknife_t_interval", "leave_one_cluster_out"]
+__all__ = ["JACKKNIFE_T", "JackknifeT", "jackknife_t_interval", "leave_one_cluster_out"]
+
+#: the method name of the cluster jackknife t interval in a result
+JACKKNIFE_T = "jackknife-t"
 
 
 def _scale(
@@ -67,6 +70,23 @@ class JackknifeT(NamedTuple):
     high: float
     scale: str
     df: int
+
+    def describe(self) -> str:
+        """How it was formed, for a result's notes.
+
+        Examples
+        --------
+        >>> JackknifeT(0.5, 0.9, "logit", 4).describe()
+        '5 leave-one-cluster-out values, t on 4 degrees of freedom, on the logit scale'
+        """
+        where = (
+            "formed on the metric's own scale and clipped to its range, since the estimate "
+            "or a leave-one-out value is on a bound"
+            if self.scale == "clipped"
+            else f"on the {self.scale} scale"
+        )
+        values = f"{self.df + 1} leave-one-cluster-out values"
+        return f"{values}, t on {self.df} degrees of freedom, {where}"
 
 
 def _t_interval(centre: float, values: np.ndarray, confidence_level: float) -> tuple[float, float]:

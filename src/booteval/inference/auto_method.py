@@ -38,7 +38,7 @@ from ..core.intervals import (
     log_transform,
     resolve_transform,
 )
-from ..core.jackknife_t import jackknife_t_interval, leave_one_cluster_out
+from ..core.jackknife_t import JACKKNIFE_T, jackknife_t_interval, leave_one_cluster_out
 from ..metrics import Metric
 from .analytic import AnalyticInterval, jeffreys_interval
 from .atlas_cite import nearest_cell
@@ -329,7 +329,7 @@ RULES: tuple[Rule, ...] = (
          "the 32 clustered cells of F1, macro-F1, ROC-AUC and Pearson with 30 or more "
          "clusters, 27 in band against BCa's 9", _cheap_studentized),
     Rule("any", "clustered", f"fewer than {FEW_CLUSTERS} clusters, no analytic standard error",
-         "jackknife-t", JACKKNIFE_T_EVIDENCE, lambda case: case.jackknife),
+         JACKKNIFE_T, JACKKNIFE_T_EVIDENCE, lambda case: case.jackknife),
     Rule("any", "clustered",
          f"fewer than {FEW_CLUSTERS} clusters and fewer than {NESTED_SYMMETRIC_ROWS} rows, no "
          "analytic standard error (a nested bootstrap-t)", "studentized",
@@ -594,7 +594,7 @@ def closed_form(
     """
     if method == "newcombe-auc":  # arrays: y_true (1 for a positive row), y_score
         return newcombe_auc_interval(arrays[0], arrays[1], confidence_level=level)
-    if method == "jackknife-t":
+    if method == JACKKNIFE_T:
         return _jackknife_t_closed_form(m, arrays, clusters, level)
     y = row_scores(m, arrays)
     assert y is not None, "closed forms are chosen for means and proportions only"
@@ -626,17 +626,9 @@ def _jackknife_t_closed_form(
     jack = jackknife_t_interval(estimate, leave_one_cluster_out(m, arrays, labels), level,
                                 m.bounds)  # fmt: skip
     assert jack is not None, "chosen only where Case.jackknife holds"
-    where = (
-        "on the metric's own scale, clipped to its range (a leave-one-out value is on a bound)"
-        if jack.scale == "clipped"
-        else f"on the {jack.scale} scale"
-    )
-    note = (
-        f"the cluster jackknife t interval: {jack.df + 1} leave-one-cluster-out values, t on "
-        f"{jack.df} degrees of freedom, {where}"
-    )
+    note = f"the cluster jackknife t interval: {jack.describe()}"
     return ClusteredInterval(
-        estimate, jack.low, jack.high, level, "jackknife-t", int(arrays[0].shape[0]), None,
+        estimate, jack.low, jack.high, level, JACKKNIFE_T, int(arrays[0].shape[0]), None,
         n_clusters=int(labels.max()) + 1, df=float(jack.df), notes=(note,),
     )  # fmt: skip
 

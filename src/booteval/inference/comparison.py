@@ -35,13 +35,7 @@ from ..results import freeze
 from .auto_method import CLOSED_FORMS, choose, paired_case_of, paired_closed_form, reason
 from .classical import disagreement_note
 from .comparison_results import ComparisonResult
-from .confidence import (
-    TINY_ROWS,
-    SharedDraws,
-    shared_run,
-    system_ci,
-    warn_tiny,
-)
+from .confidence import TINY_ROWS, SharedDraws, shared_run, system_ci, warn_tiny
 from .design_effect import clustered_effective_n, row_jackknife
 
 __all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]

@@ -29,15 +29,12 @@ import numpy as np
 
 from ..core.errors import DegenerateIntervalWarning, collect_warnings
 from ..core.intervals import CountedJackknife, vacuous_note
-from ..core.jackknife_t import JackknifeT, jackknife_t_interval
+from ..core.jackknife_t import JACKKNIFE_T, JackknifeT, jackknife_t_interval
 from ..metrics import Metric
 from ..results import CIResult
 from .auto_method import Case, Rule, closed_form
 
-__all__ = ["JACKKNIFE_T", "bounded_default"]
-
-#: the method name of the cluster jackknife t interval in a result
-JACKKNIFE_T = "jackknife-t"
+__all__ = ["bounded_default"]
 
 
 def _run_notes(result: CIResult) -> tuple[str, ...]:
@@ -68,7 +65,6 @@ def bounded_default(
     the warnings ``caught`` less those about the interval not returned."""
     kept = [w for w in caught if not issubclass(w.category, DegenerateIntervalWarning)]
     with collect_warnings() as more:
-        jack = None
         if case.clustered and case.family in ("proportion", "mean") and case.closed_form:
             cr2 = closed_form("cr2", m, arrays, clusters, result.confidence_level)
             out = replace(
@@ -81,16 +77,7 @@ def bounded_default(
                 result, low=jack.low, high=jack.high, method=JACKKNIFE_T, mcse_low=0.0,
                 mcse_high=0.0, notes=_run_notes(result),
             )  # fmt: skip
-            where = (
-                "formed on the metric's own scale and clipped to its range, since the "
-                "estimate or a leave-one-out value is on a bound"
-                if jack.scale == "clipped"
-                else f"on the {jack.scale} scale"
-            )
-            instead = (
-                f"the cluster jackknife t interval ({jack.df + 1} leave-one-cluster-out "
-                f"values, t on {jack.df} degrees of freedom, {where})"
-            )
+            instead = f"the cluster jackknife t interval ({jack.describe()})"
         else:
             out = result.with_method("bca")
             instead = "BCa from the same replicates"
