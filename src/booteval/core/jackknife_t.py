@@ -28,9 +28,15 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import stdtrit
+from scipy.special import stdtr, stdtrit
 
-__all__ = ["JACKKNIFE_T", "JackknifeT", "jackknife_t_interval", "leave_one_cluster_out"]
+__all__ = [
+    "JACKKNIFE_T",
+    "JackknifeT",
+    "jackknife_t_interval",
+    "jackknife_t_p_value",
+    "leave_one_cluster_out",
+]
 
 #: the method name of the cluster jackknife t interval in a result
 JACKKNIFE_T = "jackknife-t"
@@ -96,6 +102,26 @@ def _t_interval(centre: float, values: np.ndarray, confidence_level: float) -> t
     return centre - q * se, centre + q * se
 
 
+def _formed(
+    estimate: float, jackknife: np.ndarray, bounds: tuple[float, float] | None
+) -> tuple[str, float, np.ndarray, Callable[[np.ndarray], np.ndarray],
+           Callable[[np.ndarray], np.ndarray]] | None:  # fmt: skip
+    """The scale's name, the estimate and the defined leave-one-out values on it, and the
+    map and its inverse; ``None`` where no interval has width (see
+    :func:`jackknife_t_interval`)."""
+    values = np.asarray(jackknife, float)
+    values = values[np.isfinite(values)]
+    if values.size < 3 or not math.isfinite(estimate) or np.ptp(values) == 0:
+        return None
+    name, to, back = _scale(bounds)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z, z0 = to(values), float(to(np.array([estimate]))[0])
+    if math.isfinite(z0) and bool(np.all(np.isfinite(z))):
+        return name, z0, z, to, back
+    ident = lambda x: np.asarray(x, float)  # noqa: E731
+    return "clipped", float(estimate), values, ident, ident
+
+
 def jackknife_t_interval(
     estimate: float, jackknife: np.ndarray, confidence_level: float,
     bounds: tuple[float, float] | None = None,
@@ -131,23 +157,48 @@ def jackknife_t_interval(
     >>> jackknife_t_interval(0.8, np.array([0.8, 0.8, 0.8]), 0.95) is None
     True
     """
-    values = np.asarray(jackknife, float)
-    values = values[np.isfinite(values)]
-    if values.size < 3 or not math.isfinite(estimate) or np.ptp(values) == 0:
+    formed = _formed(estimate, jackknife, bounds)
+    if formed is None:
         return None
-    name, to, back = _scale(bounds)
+    name, z0, z, _, back = formed
+    lz, hz = _t_interval(z0, z, confidence_level)
+    df = z.size - 1
+    if name == "clipped":
+        lo, hi = bounds if bounds is not None else (-math.inf, math.inf)
+        return _said_something(JackknifeT(max(lz, lo), min(hz, hi), name, df), bounds)
+    with np.errstate(over="ignore"):  # an end far out on the scale maps to the bound
+        low, high = (float(v) for v in back(np.array([lz, hz])))
+    return _said_something(JackknifeT(low, high, name, df), bounds)
+
+
+def jackknife_t_p_value(
+    estimate: float, jackknife: np.ndarray, bounds: tuple[float, float] | None = None,
+    null: float = 0.0, alternative: str = "two-sided",
+) -> float:  # fmt: skip
+    """The p-value that inverts :func:`jackknife_t_interval`: the t statistic of
+    ``estimate - null`` on the interval's scale, on its degrees of freedom. ``null`` lies
+    outside the level-``1 - alpha`` interval exactly where the two-sided p-value is below
+    ``alpha``. Where no interval has width: 1 if the estimate is ``null``, else 0.
+
+    Examples
+    --------
+    >>> p = jackknife_t_p_value(0.2, np.array([0.15, 0.25, 0.18, 0.22]), (-1.0, 1.0))
+    >>> round(p, 4)
+    0.0601
+    """
+    formed = _formed(estimate, jackknife, bounds)
+    if formed is None:
+        return 1.0 if estimate == null else 0.0
+    _, z0, z, to, _ = formed
+    g = z.size
+    se = math.sqrt((g - 1) / g * float(np.sum((z - z.mean()) ** 2)))
     with np.errstate(divide="ignore", invalid="ignore"):
-        z, z0 = to(values), float(to(np.array([estimate]))[0])
-    if math.isfinite(z0) and bool(np.all(np.isfinite(z))):
-        lz, hz = _t_interval(z0, z, confidence_level)
-        with np.errstate(over="ignore"):  # an end far out on the scale maps to the bound
-            low, high = (float(v) for v in back(np.array([lz, hz])))
-        return _said_something(JackknifeT(low, high, name, values.size - 1), bounds)
-    low, high = _t_interval(float(estimate), values, confidence_level)
-    lo, hi = bounds if bounds is not None else (-math.inf, math.inf)
-    return _said_something(
-        JackknifeT(max(low, lo), min(high, hi), "clipped", values.size - 1), bounds
-    )
+        t = (z0 - float(to(np.array([null]))[0])) / se
+    if math.isnan(t):
+        return 1.0
+    sf = float(stdtr(g - 1, -t))  # P(T >= t)
+    return min(1.0, {"greater": sf, "less": 1.0 - sf,
+                     "two-sided": 2.0 * min(sf, 1.0 - sf)}[alternative])  # fmt: skip
 
 
 def _said_something(out: JackknifeT, bounds: tuple[float, float] | None) -> JackknifeT | None:

@@ -54,6 +54,12 @@ from .auto_evidence import (
 )
 from .bounded_mean import constant_bound, quasi_wilson_interval
 from .few_clusters import ClusteredInterval, cluster_robust_interval, clustered_wilson_interval
+from .jackknife_forms import (
+    difference_bounds,
+    jackknife_t_closed_form,
+    paired_jackknife,
+    paired_jackknife_t,
+)
 from .paired_proportions import (
     newcombe_interval,
     newcombe_p_value,
@@ -493,6 +499,7 @@ def paired_case_of(
     m: Metric, arrays_a: tuple[np.ndarray, ...], arrays_b: tuple[np.ndarray, ...], design: Any,
     *, studentized: bool = True, analytic_se: bool = True, known_outcomes: tuple | None = None,
     known_scores: tuple | None = None, known_pair: tuple[int | None, bool] | None = None,
+    known_jackknife: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Case:  # fmt: skip
     """The :class:`Case` of :func:`booteval.compare`'s difference ``B - A`` of a metric.
 
@@ -500,7 +507,7 @@ def paired_case_of(
     ``known_outcomes``, both systems' :func:`outcomes`; ``known_scores``, both systems'
     per-row scores (``m.row_scores``); ``known_pair``, the pair's discordant rows (of
     two systems' outcomes, else ``None``) and whether the per-row differences of the
-    scores are all equal.
+    scores are all equal; ``known_jackknife``, both systems' leave-one-cluster-out values.
     """
     if known_outcomes is None:
         known_outcomes = (outcomes(m, arrays_a), outcomes(m, arrays_b))
@@ -521,12 +528,21 @@ def paired_case_of(
             discordant = only_a + only_b
     if y_a is not None and y_b is not None:
         kind = "proportion-difference"
+    jackknife = False
+    if (
+        kind == "difference"
+        and design.clustered
+        and not analytic_se
+        and (design.n_clusters < FEW_CLUSTERS)
+    ):  # as for one system (case_of): can B - A's cluster jackknife t be formed?
+        d, values = paired_jackknife(m, (arrays_a, arrays_b), design.unit_of_row, known_jackknife)
+        jackknife = jackknife_t_interval(d, values, 0.95, difference_bounds(m.bounds)) is not None
     return Case(
         family=kind,
         clustered=bool(design.clustered), n=int(design.n_rows),
         n_clusters=design.n_clusters if design.clustered else None, studentized=studentized,
         analytic_se=analytic_se, stratified=design.n_strata > 1, discordant=discordant,
-        constant=constant,
+        constant=constant, jackknife=jackknife,
     )  # fmt: skip
 
 
@@ -595,7 +611,7 @@ def closed_form(
     if method == "newcombe-auc":  # arrays: y_true (1 for a positive row), y_score
         return newcombe_auc_interval(arrays[0], arrays[1], confidence_level=level)
     if method == JACKKNIFE_T:
-        return _jackknife_t_closed_form(m, arrays, clusters, level)
+        return jackknife_t_closed_form(m, arrays, clusters, level)
     y = row_scores(m, arrays)
     assert y is not None, "closed forms are chosen for means and proportions only"
     with collect_warnings() as caught:
@@ -616,23 +632,6 @@ def closed_form(
     return out
 
 
-def _jackknife_t_closed_form(
-    m: Metric, arrays: tuple[np.ndarray, ...], clusters: Any, level: float
-) -> ClusteredInterval:
-    """The cluster jackknife t interval of any metric (:mod:`booteval.core.jackknife_t`),
-    with the note that says how it was formed; chosen only where it can be."""
-    labels = np.unique(np.asarray(clusters), return_inverse=True)[1].reshape(-1)
-    estimate = float(m(*arrays))
-    jack = jackknife_t_interval(estimate, leave_one_cluster_out(m, arrays, labels), level,
-                                m.bounds)  # fmt: skip
-    assert jack is not None, "chosen only where Case.jackknife holds"
-    note = f"the cluster jackknife t interval: {jack.describe()}"
-    return ClusteredInterval(
-        estimate, jack.low, jack.high, level, JACKKNIFE_T, int(arrays[0].shape[0]), None,
-        n_clusters=int(labels.max()) + 1, df=float(jack.df), notes=(note,),
-    )  # fmt: skip
-
-
 def _constant_bound(value: float, n: int, level: float) -> ClusteredInterval:
     """:func:`~booteval.inference.bounded_mean.constant_bound` for ``n`` scores all equal to
     ``value``, with the note that says so."""
@@ -650,12 +649,14 @@ def _constant_bound(value: float, n: int, level: float) -> ClusteredInterval:
 
 def paired_closed_form(
     method: str, m: Metric, arrays: tuple[tuple[np.ndarray, ...], ...], clusters: Any,
-    level: float, alternative: str,
+    level: float, alternative: str, known_jackknife: tuple | None = None,
 ) -> tuple[float, float, float]:  # fmt: skip
     """The closed-form interval ``method`` of :func:`booteval.compare`'s ``B - A`` (one of
     :data:`CLOSED_FORMS`), and the p-value that inverts it: Newcombe's for two
-    proportions, Tango's (McNemar's test), or for two means the CR2 cluster-robust t on
-    the per-row differences (Bell-McCaffrey degrees of freedom). Warnings are raised again
+    proportions, Tango's (McNemar's test), for two means the CR2 cluster-robust t on
+    the per-row differences (Bell-McCaffrey degrees of freedom), or the cluster jackknife
+    t of ``B - A`` (:mod:`.jackknife_forms`; ``known_jackknife``: both systems'
+    leave-one-cluster-out values, where already computed). Warnings are raised again
     at the caller of ``compare``."""
     if method in ("newcombe", "tango"):
         y_a, y_b = (outcomes(m, a) for a in arrays)
@@ -666,6 +667,12 @@ def paired_closed_form(
         }[method]
         out = interval(y_a, y_b, confidence_level=level)
         return out.low, out.high, p_of(paired_counts(y_a, y_b), alternative)
+    if method == JACKKNIFE_T:
+        formed = paired_jackknife_t(
+            m, (arrays[0], arrays[1]), clusters, level, alternative, known_jackknife
+        )  # fmt: skip
+        assert formed is not None, "chosen only where Case.jackknife holds"
+        return formed[0].low, formed[0].high, formed[1]
     assert method == "cr2", method
     y_a, y_b = (row_scores(m, a) for a in arrays)
     assert y_a is not None and y_b is not None, "CR2 is for means of per-row scores"

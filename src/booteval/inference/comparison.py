@@ -21,6 +21,7 @@ from ..core.engine import (
 )
 from ..core.errors import DegenerateIntervalWarning, InvalidInputError, collect_warnings, warn
 from ..core.intervals import METHODS, RESAMPLED, STUDENTIZED, compute_interval, vacuous_note
+from ..core.jackknife_t import JACKKNIFE_T
 from ..core.options import entry_point
 from ..core.paired import StackedEvaluator, check_defined, pair_inputs, paired_arrays
 from ..core.params import ALTERNATIVES, TESTS
@@ -37,6 +38,7 @@ from .classical import disagreement_note
 from .comparison_results import ComparisonResult
 from .confidence import TINY_ROWS, SharedDraws, shared_run, system_ci, warn_tiny
 from .design_effect import clustered_effective_n, row_jackknife
+from .jackknife_forms import paired_jackknife_t
 
 __all__ = ["ALTERNATIVES", "TESTS", "ComparisonResult", "compare"]
 
@@ -410,20 +412,36 @@ def compare(
             opts.method, est, reps, jack, opts.confidence_level, m.bounds, opts.bca_ties,
             rep_ses, estimate_se, systems=False,
         )  # fmt: skip
+    jackknife_p = None
     if auto and not closed and out.details.get("vacuous"):
         # the default never answers with an interval that says nothing (as ci's, see
-        # default_fallback.bounded_default): BCa from the same replicates, and a note
+        # default_fallback.bounded_default): with clusters, B - A's cluster jackknife t
+        # (and the p-value that inverts it); else, or where it has no width, BCa from the
+        # same replicates; a note says which
         caught = [w for w in caught if not issubclass(w.category, DegenerateIntervalWarning)]
-        with collect_warnings() as more:
-            jack = stacked.jackknife()
-            diff_hat, diffs, se_hat, out, own = _paired_intervals(
-                "bca", est, reps, jack, opts.confidence_level, m.bounds, opts.bca_ties,
-                systems=False,
+        formed = None
+        if plan.clustered:
+            formed = paired_jackknife_t(
+                m, (arrays[0], arrays[1]), plan.unit_of_row, opts.confidence_level, alternative
             )  # fmt: skip
-        caught = [*caught, *more]
-        method_used, rep_ses = "bca", None
-        notes = (vacuous_note(opts.method, "BCa from the same replicates"), *out.notes)
-        out = replace(out, notes=notes)
+        if formed is not None:
+            jt, jackknife_p = formed
+            instead = f"the cluster jackknife t interval of B - A ({jt.describe()})"
+            details = {k: v for k, v in out.details.items() if k != "vacuous"}
+            out = replace(out, low=jt.low, high=jt.high, mcse_low=0.0, mcse_high=0.0,
+                          details=details)  # fmt: skip
+            method_used = JACKKNIFE_T
+        else:
+            with collect_warnings() as more:
+                jack = stacked.jackknife()
+                diff_hat, diffs, se_hat, out, own = _paired_intervals(
+                    "bca", est, reps, jack, opts.confidence_level, m.bounds, opts.bca_ties,
+                    systems=False,
+                )  # fmt: skip
+            caught = [*caught, *more]
+            method_used, instead = "bca", "BCa from the same replicates"
+        rep_ses = None
+        out = replace(out, notes=(vacuous_note(opts.method, instead), *out.notes))
     with collect_warnings() as caught_systems:
         # each system's own interval: booteval.ci's, from these draws where ci draws the same
         own = [
@@ -443,7 +461,7 @@ def compare(
     p_value = bootstrap_p_value(
         method_used, diff_hat, diffs, alternative, jackknife_details=out.details,
         standard_error=out.details.get("standard_error", se_hat), t_statistics=t_stats,
-    )  # fmt: skip
+    ) if jackknife_p is None else jackknife_p  # fmt: skip
     details = dict(out.details)
     if rep_ses is not None:  # each replicate's own standard error of B - A (the t* scale)
         details["replicate_standard_errors"] = freeze(rep_ses)

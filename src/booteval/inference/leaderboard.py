@@ -391,14 +391,15 @@ def leaderboard(
         who = "system" if len(which) == 1 else "systems"
         warn(f"{who} {', '.join(which)}: {message}", category, stacklevel=2)
     # ---- each pair's method: compare's, as method="auto" chooses it for that pair
+    jackknives: dict[str, np.ndarray] = {}  # each system's leave-one-cluster-out values
     pair_methods = board_pair_methods(
-        m, names, arrays, plan, stacked, opts.method, auto, design == "multinomial"
+        m, names, arrays, plan, stacked, opts.method, auto, design == "multinomial", jackknives
     )
     jack = None
     if opts.method == "bca" or "bca" in pair_methods.values():
         jack = np.asarray(stacked.jackknife(), dtype=float)
     pair_of = partial(
-        _pair_by_compare, m, names, arrays, clusters, strata, opts, design
+        _pair_by_compare, m, names, arrays, clusters, strata, opts, design, auto, jackknives
     )  # fmt: skip
     return _board(
         m, names, est, reps, jack, "auto" if auto else opts.method, opts.confidence_level,
@@ -410,18 +411,25 @@ def leaderboard(
 
 def _pair_by_compare(
     m: Metric, names: list[str], arrays: dict[str, tuple[np.ndarray, ...]], clusters: Any,
-    strata: Any, opts: Any, design: str, method: str, ia: int, ib: int, est: np.ndarray,
-    reps: np.ndarray,
+    strata: Any, opts: Any, design: str, auto: bool, jackknives: dict[str, np.ndarray],
+    method: str, ia: int, ib: int, est: np.ndarray, reps: np.ndarray,
 ) -> tuple[dict[str, Any], tuple[str, ...]]:  # fmt: skip
     """The pair ``ib - ia`` as :func:`booteval.compare` gives it with ``method``: a closed
     form (and the p-value that inverts it), or a studentized interval (whose standard
-    errors need the pair's own run); ``est`` and ``reps`` are the shared run's."""
+    errors need the pair's own run); ``est`` and ``reps`` are the shared run's. With
+    ``auto`` (``method`` is the one compare's rule chose) compare runs as the default, so
+    that where its bootstrap-t says nothing the pair takes what compare takes; the record's
+    ``"method"`` is then the method used, and the note says why. ``jackknives``: systems'
+    leave-one-cluster-out values already computed, by name."""
     from .comparison import compare
 
     a, b = arrays[names[ia]], arrays[names[ib]]
     if method in CLOSED_FORMS:
+        known = None
+        if names[ia] in jackknives:
+            known = (jackknives[names[ia]], jackknives[names[ib]])
         low, high, p = paired_closed_form(
-            method, m, (a, b), clusters, opts.confidence_level, "two-sided"
+            method, m, (a, b), clusters, opts.confidence_level, "two-sided", known
         )
         diffs = reps[:, ib] - reps[:, ia]
         rec = {
@@ -433,7 +441,8 @@ def _pair_by_compare(
         }  # fmt: skip
         return rec, ()
     r = compare(
-        *a, b[-1], metric=m, method=method, confidence_level=opts.confidence_level,
+        *a, b[-1], metric=m, method="auto" if auto else method,
+        confidence_level=opts.confidence_level,
         n_resamples=opts.n_resamples, seed=opts.seed, batch=opts.batch, strata=strata,
         clusters=clusters, on_undefined=opts.on_undefined, n_inner=opts.n_inner,
         bca_ties=opts.bca_ties, workers=opts.workers, engine=opts.engine, design=design,
@@ -445,7 +454,9 @@ def _pair_by_compare(
         "standard_error": r.standard_error, "p_value": r.p_value,
         "excludes_zero": r.excludes_zero,
     }  # fmt: skip
-    return rec, ()
+    if not auto or r.method == method:
+        return rec, ()
+    return {**rec, "method": r.method}, tuple(n for n in r.notes if "method='auto' gives" in n)
 
 
 def _table_run(

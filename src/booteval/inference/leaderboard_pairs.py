@@ -23,11 +23,12 @@ from typing import Any
 import numpy as np
 
 from ..core.intervals import RESAMPLED, CountedJackknife
+from ..core.jackknife_t import leave_one_cluster_out
 from ..core.kernels import threads
 from ..core.row_intervals import row_intervals
 from ..core.row_kernels import jackknife_sums, pair_rows, row_counts, sums_match_numpy
 from ..metrics import Metric
-from .auto_method import Case, choose, outcomes, paired_case_of
+from .auto_method import FEW_CLUSTERS, Case, choose, outcomes, paired_case_of
 from .comparison import resampled_p_value
 from .leaderboard_results import _pair_interval
 
@@ -40,11 +41,13 @@ _BLOCK_VALUES = 1 << 21
 def board_pair_methods(
     m: Metric, names: list[str], arrays: dict[str, tuple[np.ndarray, ...]], plan: Any,
     stacked: Any, method: str, auto: bool, studentized: bool,
+    jackknives: dict[str, np.ndarray] | None = None,
 ) -> dict[tuple[int, int], str]:  # fmt: skip
     """Each pair's interval method, ``(ia, ib) -> method`` for ``B = ib``, ``A = ia``:
     ``method``, or with ``auto`` the one :func:`booteval.compare` takes for that pair
     (its :func:`~.auto_method.paired_case_of`, with every pair's discordant rows and
-    constant differences computed at once)."""
+    constant differences computed at once, and each system's leave-one-cluster-out values
+    once, kept in ``jackknives`` by name where that is given)."""
     k = len(names)
     pairs = [(ia, ib) for ia in range(k) for ib in range(k) if ia != ib]
     if not auto:
@@ -54,6 +57,16 @@ def board_pair_methods(
     scores = [m.row_scores(*arrays[name]) for name in names]
     discordant = _discordant(ys)
     constant = _constant_differences(scores)
+    jackknives = {} if jackknives is None else jackknives
+    if (
+        plan.clustered
+        and plan.n_clusters < FEW_CLUSTERS
+        and not all(grads)
+        and all(y is None and s is None for y, s in zip(ys, scores, strict=True))
+    ):  # the pairs' case asks whether B - A's cluster jackknife t can be formed
+        for name in names:
+            if name not in jackknives:
+                jackknives[name] = leave_one_cluster_out(m, arrays[name], plan.unit_of_row)
     chosen: dict[Case, str] = {}
     out: dict[tuple[int, int], str] = {}
     for ia, ib in pairs:
@@ -65,6 +78,8 @@ def board_pair_methods(
             analytic_se=grads[ia] and grads[ib], known_outcomes=(ys[ia], ys[ib]),
             known_scores=(scores[ia], scores[ib]),
             known_pair=(discordant[ia][ib], constant[ia][ib]),
+            known_jackknife=(jackknives[names[ia]], jackknives[names[ib]])
+            if names[ia] in jackknives else None,
         )  # fmt: skip
         if case not in chosen:
             chosen[case] = choose(case).method
@@ -125,7 +140,8 @@ def board_pairs(
 
     ``pair_methods`` maps ``(ia, ib)`` to the pair's method (``method`` for every pair
     where ``None``); a method of the replicates alone is formed here, any other through
-    ``pair_of(method, ia, ib, est, reps)``.
+    ``pair_of(method, ia, ib, est, reps)``, whose record names under ``"method"`` the
+    method it used where that is another.
     """
     k = len(order)
     pos = [(u, v) for u in range(k) for v in range(u + 1, k)]
@@ -143,6 +159,9 @@ def board_pairs(
     for i, (ia, ib) in enumerate(which):
         res = done[i]
         rec, pnotes = res if res is not None else pair_of(used[i], ia, ib, est, reps)
+        if "method" in rec:  # the pair's own run took another method (and says why)
+            rec = dict(rec)
+            used[i] = rec.pop("method")
         notes.extend(f"pair {names[ib]} - {names[ia]}: {note}" for note in pnotes)
         raw.append(rec)
     return raw, used, pos, notes
