@@ -163,8 +163,9 @@ def test_rule_rows_in_order():
         Case("mean", False, 8): "bca",
         Case("f1", False, 50): "percentile",
         Case("f1", False, 20): "bca",
-        Case("pearson", False, 20): "percentile",
-        Case("pearson", False, 200): "percentile",
+        Case("pearson", False, 20): "jackknife-t",  # over rows, on Fisher's z scale
+        Case("pearson", False, 200): "jackknife-t",
+        Case("pearson", False, 200, closed_form=False): "percentile",  # a transform asked for
         Case("other", True, 500, 40): "studentized",  # e.g. ROC-AUC: DeLong's SE
         Case("other", True, 29, 10, analytic_se=False): "studentized",  # nested, equal-tailed
         Case("other", True, 30, 10, analytic_se=False): "studentized-symmetric",  # nested
@@ -215,7 +216,7 @@ def test_rule_rows_in_order():
         ((np.linspace(0, 2, 40),), {}, "studentized"),
         (([0, 1, 1, 0, 1] * 8, [0, 1, 0, 0, 1] * 8), {"metric": "f1"}, "bca"),
         (([0, 1, 1, 0, 1] * 20, [0, 1, 0, 0, 1] * 20), {"metric": "f1"}, "percentile"),
-        ((np.arange(30.0), np.arange(30.0) ** 1.5), {"metric": "pearson"}, "percentile"),
+        ((np.arange(30.0), np.arange(30.0) ** 1.5), {"metric": "pearson"}, "jackknife-t"),
         ((np.linspace(0, 1, 40),), {"metric": np.median}, "bca"),  # a callable: BCa
         # clustered, with an analytic standard error: the studentized interval
         (([0, 1, 1, 0, 1] * 8, [0.1, 0.8, 0.3, 0.2, 0.9] * 8),
@@ -372,7 +373,7 @@ def test_kendall_with_few_clusters_takes_the_cluster_jackknife_t():
     assert (again.low, again.high) == (r.low, r.high) and r.mcse_low == 0.0
     assert r.notes[1] == (
         "the cluster jackknife t interval: 5 leave-one-cluster-out values, t on 4 degrees "
-        "of freedom, on the logit scale"
+        "of freedom, on the Fisher z scale"
     )
     # the bootstrap still ran: any bootstrap method from the same replicates
     assert r.with_method("bca").method == "bca"

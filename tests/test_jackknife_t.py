@@ -47,7 +47,7 @@ def test_a_mean_of_equal_clusters_has_the_closed_form_variance():
         ((0.0, 1.0), lambda p: np.log(p / (1 - p)), lambda z: 1 / (1 + np.exp(-z)), "logit"),
         # Fisher's z: the logit of (r + 1) / 2 is 2 atanh(r), and a t interval does not
         # depend on the scale's factor
-        ((-1.0, 1.0), np.arctanh, np.tanh, "logit"),
+        ((-1.0, 1.0), np.arctanh, np.tanh, "Fisher z"),
         ((0.0, 100.0), lambda b: np.log(b / (100 - b)), lambda z: 100 / (1 + np.exp(-z)), "logit"),
         ((0.0, math.inf), np.log, np.exp, "log"),
         ((-math.inf, 1.0), lambda v: -np.log(1 - v), lambda z: 1 - np.exp(-z), "log"),
@@ -182,3 +182,44 @@ def test_an_interval_that_says_nothing_is_no_answer():
         jackknife_t_interval(5.0, np.array([1e-300, 5.0, 1e300, 3.0]), 0.95, (0.0, math.inf))
         is None
     )
+
+
+def _leave_one_row_out_r(x, y):
+    keep = ~np.eye(x.size, dtype=bool)
+    return np.array([stats.pearsonr(x[k], y[k])[0] for k in keep])
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_pearson_on_independent_rows_takes_the_row_jackknife_t_on_fisher_s_z(ties):
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=40)
+    y = 0.5 * x + rng.normal(size=40)
+    if ties:  # ratings: many tied rows (the evaluator counts equal rows once)
+        x, y = np.round(x), np.round(2 * y)
+    kw = {"metric": "pearson", "seed": 0, "n_resamples": 500}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = booteval.ci(x, y, **kw)
+        pair = booteval.compare(y, -x, x, **kw)
+        board = booteval.leaderboard({"a": -x, "b": x}, y_true=y, **kw)
+    assert r.method == "jackknife-t" and r.details["auto"]["method"] == "jackknife-t"
+    want = _by_hand(stats.pearsonr(x, y)[0], _leave_one_row_out_r(x, y), 0.95, np.arctanh,
+                    np.tanh)  # fmt: skip
+    assert (r.low, r.high) == pytest.approx(want, rel=1e-9)
+    assert r.mcse_low == r.mcse_high == 0.0
+    assert any("40 leave-one-row-out values, t on 39 degrees of freedom, on the Fisher z" in n
+               for n in r.notes)  # fmt: skip
+    # one answer: compare's system B and the leaderboard's entry are ci's
+    assert pair.interval_b == pytest.approx((r.low, r.high), rel=1e-12)
+    assert (board.entry("b").low, board.entry("b").high) == pytest.approx((r.low, r.high))
+    # the bootstrap still ran, for with_method
+    assert r.with_method("percentile").method == "percentile"
+
+
+def test_pearson_s_row_jackknife_without_width_gives_the_percentile_interval():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = booteval.ci([0.0, 1.0, 2.0], [0.0, 2.0, 1.0], metric="pearson", seed=0)
+    assert r.method == "percentile" and r.details["auto"]["method"] == "jackknife-t"
+    assert any("jackknife t interval has no width here" in n for n in r.notes)
+    assert -1.0 <= r.low <= r.high <= 1.0

@@ -488,8 +488,7 @@ def compute_interval(
         # t distribution, not a missing value, and leaving it out would make the interval
         # too short on that side. With no deviation either, its pivot is 0.
         dev = t_reps - theta
-        zero = np.isfinite(se_star) & (se_star == 0)
-        ok = (np.isfinite(se_star) & (se_star > 0)) | zero
+        pivots, ok, zero = studentized_pivots(dev, se_star)
         if zero.any():
             notes.append(
                 f"{int(zero.sum())} of {b} replicates have a zero standard error: their "
@@ -509,9 +508,6 @@ def compute_interval(
             hi_t = order_statistic_quantile(srt, 1 - alpha / 2)
             mc_lo, mc_hi = _quantile_mcse(srt, alpha / 2), _quantile_mcse(srt, 1 - alpha / 2)
         else:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                pivots = np.where(zero, np.sign(dev) * np.inf, dev / np.where(zero, 1.0, se_star))
-            pivots = np.where(zero & (dev == 0), 0.0, pivots)
             if method == "studentized":
                 t_star = np.sort(pivots[ok])
                 lo_t = theta - order_statistic_quantile(t_star, 1 - alpha / 2) * se_hat
@@ -571,6 +567,34 @@ def compute_interval(
     if warn:
         _warn([n for n in notes if not n.startswith("interval (")])
     return IntervalOutcome(low, high, float(mc_lo), float(mc_hi), tuple(notes), details)
+
+
+def studentized_pivots(
+    deviations: np.ndarray, standard_errors: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The bootstrap-t's pivots ``(theta* - theta) / se*``, which of them are usable, and
+    which replicates have a zero standard error.
+
+    A replicate with a zero standard error (e.g. a resample with every row correct) has
+    an infinite pivot, of the sign of its deviation: it is an extreme of the t
+    distribution, not a missing value, and leaving it out would make the interval too
+    short on that side (and a p-value too small). With no deviation either, its pivot is
+    0. An undefined standard error (NaN) is not usable.
+
+    Examples
+    --------
+    >>> p, ok, zero = studentized_pivots(np.array([1.0, -2.0, 0.0, 1.0]),
+    ...                                  np.array([0.5, 0.0, 0.0, np.nan]))
+    >>> p[ok].tolist(), zero.tolist()
+    ([2.0, -inf, 0.0], [False, True, True, False])
+    """
+    dev = np.asarray(deviations, dtype=float)
+    se = np.asarray(standard_errors, dtype=float)
+    zero = np.isfinite(se) & (se == 0)
+    ok = (np.isfinite(se) & (se > 0)) | zero
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pivots = np.where(zero, np.sign(dev) * np.inf, dev / np.where(zero, 1.0, se))
+    return np.where(zero & (dev == 0), 0.0, pivots), ok, zero
 
 
 def vacuous_note(method: str, instead: str) -> str:

@@ -58,7 +58,7 @@ def _scale(
         def back(z: np.ndarray) -> np.ndarray:
             return lo + width / (1.0 + np.exp(-np.asarray(z, float)))
 
-        return "logit", to, back
+        return ("Fisher z" if (lo, hi) == (-1.0, 1.0) else "logit"), to, back
     if math.isfinite(lo):
         return ("log", lambda x: np.log(np.asarray(x, float) - lo),
                 lambda z: lo + np.exp(np.asarray(z, float)))  # fmt: skip
@@ -77,8 +77,8 @@ class JackknifeT(NamedTuple):
     scale: str
     df: int
 
-    def describe(self) -> str:
-        """How it was formed, for a result's notes.
+    def describe(self, unit: str = "cluster") -> str:
+        """How it was formed, for a result's notes (``unit``: what each value leaves out).
 
         Examples
         --------
@@ -91,8 +91,8 @@ class JackknifeT(NamedTuple):
             if self.scale == "clipped"
             else f"on the {self.scale} scale"
         )
-        values = f"{self.df + 1} leave-one-cluster-out values"
-        return f"{values}, t on {self.df} degrees of freedom, {where}"
+        values = f"{self.df + 1:,} leave-one-{unit}-out values"
+        return f"{values}, t on {self.df:,} degrees of freedom, {where}"
 
 
 def _t_interval(centre: float, values: np.ndarray, confidence_level: float) -> tuple[float, float]:
@@ -111,8 +111,10 @@ def _formed(
     :func:`jackknife_t_interval`)."""
     values = np.asarray(jackknife, float)
     values = values[np.isfinite(values)]
-    if values.size < 3 or not math.isfinite(estimate) or np.ptp(values) == 0:
+    if values.size < 3 or not math.isfinite(estimate):
         return None
+    if np.ptp(values) <= 1e-12 * max(1.0, float(np.max(np.abs(values)))):
+        return None  # equal up to rounding (two rows' correlation is 1 or -1)
     name, to, back = _scale(bounds)
     with np.errstate(divide="ignore", invalid="ignore"):
         z, z0 = to(values), float(to(np.array([estimate]))[0])
@@ -143,7 +145,8 @@ def jackknife_t_interval(
     Returns
     -------
     JackknifeT or None
-        ``scale`` is ``"logit"``, ``"log"`` or ``"identity"``, or ``"clipped"`` where the
+        ``scale`` is ``"logit"`` (``"Fisher z"`` in ``[-1, 1]``, the same map up to a
+        factor), ``"log"`` or ``"identity"``, or ``"clipped"`` where the
         estimate or a leave-one-out value lies on a bound and the interval was formed on
         the metric's scale and clipped to its range. ``None`` with fewer than 3 defined
         leave-one-out values, or none differing from another, or where the interval is

@@ -50,6 +50,7 @@ from .auto_evidence import (
     JACKKNIFE_T_EVIDENCE,
     MEAN_FEW_CLUSTERS_EVIDENCE,
     PEARSON_EVIDENCE,
+    PEARSON_TRANSFORM_EVIDENCE,
     TANGO_EVIDENCE,
 )
 from .bounded_mean import constant_bound, quasi_wilson_interval
@@ -380,7 +381,9 @@ RULES: tuple[Rule, ...] = (
     Rule("proportion-difference", "independent",
          f"fewer than {NEAR_BOUNDARY} discordant rows, or every row the same difference",
          "tango", TANGO_EVIDENCE, lambda case: _few_discordant(case) or case.constant),
-    Rule("pearson", "independent", "any n", "percentile", PEARSON_EVIDENCE, _always),
+    Rule("pearson", "independent", "any n", JACKKNIFE_T, PEARSON_EVIDENCE, _always),
+    Rule("pearson", "independent", "any n, with a transform asked for", "percentile",
+         PEARSON_TRANSFORM_EVIDENCE, _always),
     Rule("bleu", "independent", "with an analytic standard error", "studentized",
          "corpus BLEU, n = 20: studentized 95.0 %, BCa 93.0 %; n = 50: 94.8 %, 93.8 %; "
          "n = 200: 94.9 %, 94.6 %; n = 1,000: 95.0 %, 95.0 %", _cheap_studentized),

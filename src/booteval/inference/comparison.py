@@ -20,7 +20,14 @@ from ..core.engine import (
     screen_undefined,
 )
 from ..core.errors import DegenerateIntervalWarning, InvalidInputError, collect_warnings, warn
-from ..core.intervals import METHODS, RESAMPLED, STUDENTIZED, compute_interval, vacuous_note
+from ..core.intervals import (
+    METHODS,
+    RESAMPLED,
+    STUDENTIZED,
+    compute_interval,
+    studentized_pivots,
+    vacuous_note,
+)
 from ..core.jackknife_t import JACKKNIFE_T
 from ..core.options import entry_point
 from ..core.paired import StackedEvaluator, check_defined, pair_inputs, paired_arrays
@@ -455,9 +462,9 @@ def compare(
         if not (closed and issubclass(w.category, DegenerateIntervalWarning)):
             warn(w.message, w.category, stacklevel=3)
     t_stats = None
-    if rep_ses is not None:
-        ok = np.isfinite(rep_ses) & (rep_ses > 0)
-        t_stats = (diffs[ok] - diff_hat) / rep_ses[ok]
+    if rep_ses is not None:  # the pivots the interval reads (a zero standard error: +-inf)
+        pivots, ok, _ = studentized_pivots(diffs - diff_hat, rep_ses)
+        t_stats = pivots[ok]
     p_value = bootstrap_p_value(
         method_used, diff_hat, diffs, alternative, jackknife_details=out.details,
         standard_error=out.details.get("standard_error", se_hat), t_statistics=t_stats,

@@ -23,6 +23,7 @@ from ..core.errors import (
     warn,
 )
 from ..core.intervals import METHODS, STUDENTIZED, resolve_transform
+from ..core.jackknife_t import JACKKNIFE_T
 from ..core.options import entry_point
 from ..core.philox import describe_source, weight_source
 from ..core.validation import MAX_RESAMPLES, check_confidence_level
@@ -47,6 +48,7 @@ from .calibrated import recipe
 from .default_fallback import bounded_default
 from .design_effect import clustered_effective_n, row_jackknife
 from .few_clusters import CR_LINKS
+from .jackknife_forms import result_jackknife_t
 
 __all__ = ["SharedDraws", "ci", "shared_run", "system_ci"]
 
@@ -492,10 +494,29 @@ def _closed_form_result(
             f"n_resamples='auto': B = {b}; the {rule.method} interval is a closed form, "
             "without Monte Carlo error",
         )
-    out = closed_form(rule.method, m, arrays, clusters, result.confidence_level)
+    if rule.method == JACKKNIFE_T and not case.clustered:
+        # over rows (a correlation on independent rows): the leave-one-row-out values
+        # the evaluator computes in closed form, not n evaluations of the metric
+        jack = result_jackknife_t(result, m)
+        if jack is None:
+            note = (
+                "the jackknife t interval has no width here (fewer than 3 distinct "
+                "leave-one-row-out values, or it spans the whole range): the percentile "
+                "interval instead"
+            )
+            return replace(
+                result, notes=(reason(rule, case), note, *result.notes),
+                details={**result.details, "auto": {"method": rule.method,
+                                                    "evidence": rule.evidence}},
+            )  # fmt: skip
+        out: Any = jack
+        notes: tuple[str, ...] = (f"the jackknife t interval: {jack.describe(unit='row')}",)
+    else:
+        out = closed_form(rule.method, m, arrays, clusters, result.confidence_level)
+        notes = getattr(out, "notes", ())
     return replace(
         result, low=out.low, high=out.high, method=rule.method, mcse_low=0.0, mcse_high=0.0,
-        notes=(reason(rule, case), *getattr(out, "notes", ()), *run_notes),
+        notes=(reason(rule, case), *notes, *run_notes),
         details={**result.details, "auto": {"method": rule.method, "evidence": rule.evidence}},
     )  # fmt: skip
 

@@ -16,8 +16,10 @@ with few clusters, where many resamples of clusters hold one or two distinct clu
 
 A note says which, and the warnings about the interval not returned are dropped. This is
 :func:`booteval.ci`'s, and so each system's in :func:`booteval.compare` and
-:func:`booteval.leaderboard`; ``compare``'s own difference ``B - A`` takes BCa from the
-same replicates there (its p-value comes from them too).
+:func:`booteval.leaderboard`. ``compare``'s own difference ``B - A`` (and a leaderboard's
+pair, which is compare's) takes the cluster jackknife t of the difference there, with the
+p-value that inverts it (:mod:`booteval.inference.jackknife_forms`), and BCa from the same
+replicates without clusters.
 """
 
 from __future__ import annotations
@@ -28,11 +30,12 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import DegenerateIntervalWarning, collect_warnings
-from ..core.intervals import CountedJackknife, vacuous_note
-from ..core.jackknife_t import JACKKNIFE_T, JackknifeT, jackknife_t_interval
+from ..core.intervals import vacuous_note
+from ..core.jackknife_t import JACKKNIFE_T
 from ..metrics import Metric
 from ..results import CIResult
 from .auto_method import Case, Rule, closed_form
+from .jackknife_forms import result_jackknife_t
 
 __all__ = ["bounded_default"]
 
@@ -40,21 +43,6 @@ __all__ = ["bounded_default"]
 def _run_notes(result: CIResult) -> tuple[str, ...]:
     recipe = result._recompute
     return (*recipe.notes_before, *recipe.notes_after) if recipe is not None else ()
-
-
-def _jackknife_t(result: CIResult, m: Metric) -> JackknifeT | None:
-    """The cluster jackknife t interval from the result's leave-one-cluster-out values."""
-    recipe = result._recompute
-    if recipe is None or recipe.jackknife is None:
-        return None
-    try:
-        values = recipe.jackknife()
-    except Exception:  # a jackknife that cannot be formed: BCa says why
-        return None
-    if isinstance(values, CountedJackknife):
-        values = np.repeat(np.asarray(values.values, float), np.asarray(values.counts))
-    bounds = m.bounds if m.bounds is not None else recipe.scores_range
-    return jackknife_t_interval(result.estimate, values, result.confidence_level, bounds)
 
 
 def bounded_default(
@@ -72,7 +60,7 @@ def bounded_default(
                 mcse_high=0.0, notes=(*getattr(cr2, "notes", ()), *_run_notes(result)),
             )  # fmt: skip
             instead = "CR2 (a closed form)"
-        elif case.clustered and (jack := _jackknife_t(result, m)) is not None:
+        elif case.clustered and (jack := result_jackknife_t(result, m)) is not None:
             out = replace(
                 result, low=jack.low, high=jack.high, method=JACKKNIFE_T, mcse_low=0.0,
                 mcse_high=0.0, notes=_run_notes(result),

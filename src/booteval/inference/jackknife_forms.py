@@ -1,6 +1,7 @@
-"""The cluster jackknife t interval as ``method="auto"`` gives it: of one metric
-(:func:`booteval.ci`) and of the difference ``B - A`` of two systems' metrics on the same
-clusters (:func:`booteval.compare`, with the p-value that inverts it).
+"""The jackknife t interval as ``method="auto"`` gives it: of one metric
+(:func:`booteval.ci`; over clusters, or over rows for a correlation on independent rows)
+and of the difference ``B - A`` of two systems' metrics on the same clusters
+(:func:`booteval.compare`, with the p-value that inverts it).
 
 The interval itself is :mod:`booteval.core.jackknife_t`. A difference of two metrics in
 ``[a, b]`` lies in ``[a - b, b - a]``; it is formed on the logit of its share of that range
@@ -13,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.intervals import CountedJackknife
 from ..core.jackknife_t import (
     JACKKNIFE_T,
     JackknifeT,
@@ -25,6 +27,7 @@ from .few_clusters import ClusteredInterval
 
 __all__ = [
     "difference_bounds", "jackknife_t_closed_form", "paired_jackknife", "paired_jackknife_t",
+    "result_jackknife_t",
 ]  # fmt: skip
 
 
@@ -47,6 +50,23 @@ def jackknife_t_closed_form(
         estimate, jack.low, jack.high, level, JACKKNIFE_T, int(arrays[0].shape[0]), None,
         n_clusters=int(labels.max()) + 1, df=float(jack.df), notes=(note,),
     )  # fmt: skip
+
+
+def result_jackknife_t(result: Any, m: Metric) -> JackknifeT | None:
+    """The jackknife t interval from the leave-one-unit-out values a bootstrap result's
+    evaluator computes (those BCa's acceleration uses: one a cluster, or one a row on
+    independent rows), or ``None`` where they cannot be had or give no interval."""
+    recipe = result._recompute
+    if recipe is None or recipe.jackknife is None:
+        return None
+    try:
+        values = recipe.jackknife()
+    except Exception:  # a jackknife that cannot be formed: the caller takes another
+        return None
+    if isinstance(values, CountedJackknife):
+        values = np.repeat(np.asarray(values.values, float), np.asarray(values.counts))
+    bounds = m.bounds if m.bounds is not None else recipe.scores_range
+    return jackknife_t_interval(result.estimate, values, result.confidence_level, bounds)
 
 
 def difference_bounds(bounds: tuple[float, float] | None) -> tuple[float, float] | None:
