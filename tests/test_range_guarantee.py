@@ -263,8 +263,8 @@ def test_a_vacuous_bootstrap_t_gives_way_to_cr2_for_a_clustered_proportion():
 
 def test_compare_s_default_difference_is_never_a_vacuous_bootstrap_t():
     """F1 of two systems on 60 rows in 5 clusters with 3 positives: the symmetric bootstrap-t
-    of B - A that the rule takes spans more than [-1, 1]; the default is BCa from the same
-    replicates, and says so."""
+    of B - A that the rule takes spans more than [-1, 1]; the default is the cluster
+    jackknife t of B - A (with the p-value that inverts it), and says so."""
     rng = np.random.default_rng(1)
     y = np.zeros(60, dtype=int)
     y[rng.choice(60, 3, replace=False)] = 1
@@ -278,7 +278,9 @@ def test_compare_s_default_difference_is_never_a_vacuous_bootstrap_t():
                              method="studentized-symmetric")  # fmt: skip
         bca = booteval.compare(y, a, b, metric="f1", seed=0, clusters=clusters, method="bca")
     assert t.details.get("vacuous") and (t.low, t.high) == (-1.0, 1.0)
-    assert c.details["auto"]["method"] == "studentized-symmetric" and c.method == "bca"
-    assert (c.low, c.high, c.p_value) == (bca.low, bca.high, bca.p_value)
+    assert c.details["auto"]["method"] == "studentized-symmetric" and c.method == "jackknife-t"
+    assert -1.0 < c.low < c.difference < c.high < 1.0
+    assert (c.low, c.high) != (bca.low, bca.high) and c.mcse_low == 0.0
+    assert (c.p_value < 0.05) == (c.low > 0 or c.high < 0)
     assert any("unbounded or spanned the whole range" in note for note in c.notes)
     assert "vacuous" not in c.details
