@@ -32,20 +32,16 @@ jackknife t, and the others). Usage::
 
 from __future__ import annotations
 
-import argparse
 import math
-import os
 import sys
 import time
 import warnings
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
+from few_cluster_fallback import B, _beta, _clusters, run_cells, summary
 
-B = 999
-BAND = (93.5, 96.5)
 LEVEL = 0.95
 
 
@@ -56,10 +52,6 @@ class Family:
     truth: float
     metric: str
     span: float  # B - A lies in [-span, span]
-
-
-def _beta(mean: float, icc: float) -> tuple[float, float]:
-    return mean * (1 - icc) / icc, (1 - mean) * (1 - icc) / icc
 
 
 def _f1(prevalence: float, accuracy: float) -> float:
@@ -122,13 +114,6 @@ def kendall_pair(share: float = 0.3, rho_cluster: float = 0.8,
 
 FAMILIES = (f1_pair(), f1_pair(equal=True), kendall_pair())
 CLUSTERS = (4, 6, 8, 15)
-MEAN_SIZE = 10
-
-
-def _clusters(rng: np.random.Generator, g: int) -> np.ndarray:
-    """Geometric cluster sizes (mean ``MEAN_SIZE``, at least 2 rows each), as labels."""
-    sizes = 1 + rng.geometric(1.0 / (MEAN_SIZE - 1), g)
-    return np.repeat(np.arange(g), sizes)
 
 
 def run_cell(job: tuple[int, int, int, int]) -> dict:
@@ -167,18 +152,9 @@ def run_cell(job: tuple[int, int, int, int]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sets", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=2024)
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    args = ap.parse_args(argv)
     import booteval
 
-    t0 = time.perf_counter()
-    os.environ["NUMBA_NUM_THREADS"] = "1"  # the workers already fill the cores
-    jobs = [(f, g, args.sets, args.seed) for f in range(len(FAMILIES)) for g in CLUSTERS]
-    with ProcessPoolExecutor(args.workers) as pool:
-        cells = list(pool.map(run_cell, jobs))
+    args, jobs, cells, t0 = run_cells(argv, __doc__, 2024, run_cell, len(FAMILIES), CLUSTERS)
     print("| family | clusters | truth | default now | with BCa in its place | BCa | "
           "jackknife t | outside the range | p-value and interval disagree: jackknife t | "
           "others |")  # fmt: skip
@@ -189,15 +165,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{c['before']:.1f} | {c['bca']:.1f} | {100 * c['fell'] / c['sets']:.0f} % | "
             f"{c['outside']} | {c['disagree']} | {c['disagree_other']} |"
         )
-    se = 100 * math.sqrt(0.95 * 0.05 / args.sets)
-    inband = {k: sum(BAND[0] <= c[k] <= BAND[1] for c in cells) for k in ("now", "before", "bca")}
-    dist = {k: sum(abs(c[k] - 95) for c in cells) / len(cells) for k in ("now", "before", "bca")}
-    print(f"\nIn band ({BAND[0]}-{BAND[1]} %): now {inband['now']}, BCa in its place "
-          f"{inband['before']}, BCa {inband['bca']} of {len(cells)}; mean distance from 95 %: "
-          f"now {dist['now']:.2f}, BCa in its place {dist['before']:.2f}, BCa "
-          f"{dist['bca']:.2f}. {args.sets:,} data sets a cell (Monte Carlo SE about {se:.1f} "
-          f"points), B = {B}; booteval {booteval.__version__}; "
-          f"{time.perf_counter() - t0:.0f} s")  # fmt: skip
+    print(summary(cells, args.sets, time.perf_counter() - t0, booteval.__version__))
     return 0
 
 

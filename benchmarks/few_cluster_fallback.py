@@ -187,19 +187,29 @@ def run_cell(job: tuple[int, int, int, int]) -> dict:
             **{k: 100.0 * v / sets for k, v in hits.items()}}  # fmt: skip
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def run_cells(
+    argv: list[str] | None, doc: str, seed: int, job: Callable[[tuple], dict], families: int,
+    clusters: tuple[int, ...],
+) -> tuple[argparse.Namespace, list[tuple], list[dict], float]:  # fmt: skip
+    """Parse ``--sets``, ``--seed`` and ``--workers``; run ``job`` on every
+    ``(family, clusters, sets, seed)`` in a process pool: the arguments, the jobs, their
+    cells and the start time."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--sets", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=2023)
+    ap.add_argument("--seed", type=int, default=seed)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args(argv)
-    import booteval
-
     t0 = time.perf_counter()
     os.environ["NUMBA_NUM_THREADS"] = "1"  # the workers already fill the cores
-    jobs = [(f, g, args.sets, args.seed) for f in range(len(FAMILIES)) for g in CLUSTERS]
+    jobs = [(f, g, args.sets, args.seed) for f in range(families) for g in clusters]
     with ProcessPoolExecutor(args.workers) as pool:
-        cells = list(pool.map(run_cell, jobs))
+        return args, jobs, list(pool.map(job, jobs)), t0
+
+
+def main(argv: list[str] | None = None) -> int:
+    import booteval
+
+    args, _, cells, t0 = run_cells(argv, __doc__, 2023, run_cell, len(FAMILIES), CLUSTERS)
     print("| family | clusters | default now | with BCa in its place | BCa | jackknife t | "
           "outside the range |")  # fmt: skip
     print("|---|---:|---:|---:|---:|---:|---:|")
@@ -208,16 +218,22 @@ def main(argv: list[str] | None = None) -> int:
             f"| {c['family']} | {c['clusters']} | {c['now']:.1f} | {c['before']:.1f} | "
             f"{c['bca']:.1f} | {100 * c['fell'] / c['sets']:.0f} % | {c['outside']} |"
         )
-    se = 100 * math.sqrt(0.95 * 0.05 / args.sets)
-    inband = {k: sum(BAND[0] <= c[k] <= BAND[1] for c in cells) for k in ("now", "before", "bca")}
-    dist = {k: sum(abs(c[k] - 95) for c in cells) / len(cells) for k in ("now", "before", "bca")}
-    print(f"\nIn band ({BAND[0]}-{BAND[1]} %): now {inband['now']}, BCa in its place "
-          f"{inband['before']}, "
-          f"BCa {inband['bca']} of {len(cells)}; mean distance from 95 %: now "
-          f"{dist['now']:.2f}, BCa in its place {dist['before']:.2f}, BCa {dist['bca']:.2f}. "
-          f"{args.sets:,} data sets a cell (Monte Carlo SE about {se:.1f} points), B = {B}; "
-          f"booteval {booteval.__version__}; {time.perf_counter() - t0:.0f} s")  # fmt: skip
+    print(summary(cells, args.sets, time.perf_counter() - t0, booteval.__version__))
     return 0
+
+
+def summary(cells: list[dict], sets: int, seconds: float, version: str) -> str:
+    """The line under a table of cells with coverages ``now``, ``before`` (BCa in the
+    jackknife t's place) and ``bca``: cells in band and mean distance from 95 % of each."""
+    se = 100 * math.sqrt(0.95 * 0.05 / sets)
+    keys = ("now", "before", "bca")
+    inband = {k: sum(BAND[0] <= c[k] <= BAND[1] for c in cells) for k in keys}
+    dist = {k: sum(abs(c[k] - 95) for c in cells) / len(cells) for k in keys}
+    return (f"\nIn band ({BAND[0]}-{BAND[1]} %): now {inband['now']}, BCa in its place "
+            f"{inband['before']}, BCa {inband['bca']} of {len(cells)}; mean distance from "
+            f"95 %: now {dist['now']:.2f}, BCa in its place {dist['before']:.2f}, BCa "
+            f"{dist['bca']:.2f}. {sets:,} data sets a cell (Monte Carlo SE about {se:.1f} "
+            f"points), B = {B}; booteval {version}; {seconds:.0f} s")  # fmt: skip
 
 
 if __name__ == "__main__":
