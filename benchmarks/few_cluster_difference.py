@@ -36,22 +36,19 @@ import math
 import sys
 import time
 import warnings
-from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
-from few_cluster_fallback import B, _beta, _clusters, run_cells, summary
+from few_cluster_fallback import (
+    B,
+    Family,
+    _beta,
+    data_set,
+    labels_and_chances,
+    run_cells,
+    summary,
+)
 
 LEVEL = 0.95
-
-
-@dataclass(frozen=True)
-class Family:
-    name: str
-    draw: Callable[[np.random.Generator, np.ndarray], tuple[np.ndarray, ...] | None]
-    truth: float
-    metric: str
-    span: float  # B - A lies in [-span, span]
 
 
 def _f1(prevalence: float, accuracy: float) -> float:
@@ -65,13 +62,10 @@ def f1_pair(prevalence: float = 0.3, accuracy: float = 0.75, kept: float = 0.6,
     """Two classifiers of the same labels. ``equal``: both right with the cluster's chance,
     independently row by row; else B is right wherever A is and on ``1 - kept`` of A's
     errors (B's chance ``1 - kept (1 - q)``)."""
-    ap, bp = _beta(prevalence, icc)
-    aq, bq = _beta(accuracy, icc)
+    rate, chance = _beta(prevalence, icc), _beta(accuracy, icc)
 
     def draw(rng, cluster):
-        g = cluster.max() + 1
-        p, q = rng.beta(ap, bp, g)[cluster], rng.beta(aq, bq, g)[cluster]
-        y = (rng.random(cluster.size) < p).astype(int)
+        y, q = labels_and_chances(rng, cluster, rate, chance)
         right_a = rng.random(cluster.size) < q
         if equal:
             right_b = rng.random(cluster.size) < q
@@ -83,9 +77,9 @@ def f1_pair(prevalence: float = 0.3, accuracy: float = 0.75, kept: float = 0.6,
         return y, pa, pb
 
     if equal:
-        return Family("F1, two equally good classifiers", draw, 0.0, "f1", 1.0)
+        return Family("F1, two equally good classifiers", draw, 0.0, "f1", -1.0, 1.0)
     truth = _f1(prevalence, 1 - kept * (1 - accuracy)) - _f1(prevalence, accuracy)
-    return Family("F1, B right on A's rows and 40 % of its errors", draw, truth, "f1", 1.0)
+    return Family("F1, B right on A's rows and 40 % of its errors", draw, truth, "f1", -1.0, 1.0)
 
 
 def kendall_pair(share: float = 0.3, rho_cluster: float = 0.8,
@@ -109,7 +103,7 @@ def kendall_pair(share: float = 0.3, rho_cluster: float = 0.8,
 
     tau = [2 / math.pi * math.asin(share * rho_cluster + (1 - share) * r) for r in rho_rows]
     return Family("Kendall tau of two systems, correlated cluster effect", draw,
-                  tau[1] - tau[0], "kendall", 2.0)  # fmt: skip
+                  tau[1] - tau[0], "kendall", -2.0, 2.0)  # fmt: skip
 
 
 FAMILIES = (f1_pair(), f1_pair(equal=True), kendall_pair())
@@ -125,12 +119,7 @@ def run_cell(job: tuple[int, int, int, int]) -> dict:
     fell = outside = 0
     disagree = {True: 0, False: 0}
     for s in range(sets):
-        rng = np.random.default_rng([seed, f, g, s])
-        while True:
-            cluster = _clusters(rng, g)
-            arrays = fam.draw(rng, cluster)
-            if arrays is not None:
-                break
+        cluster, arrays = data_set(fam, seed, f, g, s)
         kw = {"metric": fam.metric, "clusters": cluster, "seed": s, "n_resamples": B}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -141,8 +130,7 @@ def run_cell(job: tuple[int, int, int, int]) -> dict:
         fell += jack
         for key, x in (("now", r), ("before", before), ("bca", bca)):
             hits[key] += bool(x.low <= fam.truth <= x.high)
-        span = fam.span
-        outside += not (-span <= r.low <= r.high <= span) or not math.isfinite(r.high - r.low)
+        outside += not (fam.low <= r.low <= r.high <= fam.high) or not math.isfinite(r.high - r.low)
         disagree[jack] += (r.p_value < 1 - LEVEL) != (r.low > 0 or r.high < 0)
     return {
         "family": fam.name, "clusters": g, "sets": sets, "fell": fell, "outside": outside,

@@ -64,17 +64,25 @@ def _beta(mean: float, icc: float) -> tuple[float, float]:
     return mean * (1 - icc) / icc, (1 - mean) * (1 - icc) / icc
 
 
+def labels_and_chances(
+    rng: np.random.Generator, cluster: np.ndarray, prevalence: tuple[float, float],
+    accuracy: tuple[float, float],
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """0/1 labels with a Beta rate by cluster, and each row's chance of a right prediction
+    (a Beta by cluster, independent of the rate); the Betas' parameters as given."""
+    g = cluster.max() + 1
+    p, q = rng.beta(*prevalence, g)[cluster], rng.beta(*accuracy, g)[cluster]
+    return (rng.random(cluster.size) < p).astype(int), q
+
+
 def f1_family(prevalence: float = 0.3, accuracy: float = 0.8, icc: float = 0.1) -> Family:
     """Labels with a Beta rate by cluster, predictions right with a Beta chance by cluster
     (independent of the labels' rate): the population's F1 is ``2 TP / (2 TP + FP + FN)``
     with ``TP = p q``, ``FP = (1 - p)(1 - q)``, ``FN = p (1 - q)`` (means over clusters)."""
-    ap, bp = _beta(prevalence, icc)
-    aq, bq = _beta(accuracy, icc)
+    rate, chance = _beta(prevalence, icc), _beta(accuracy, icc)
 
     def draw(rng, cluster):
-        g = cluster.max() + 1
-        p, q = rng.beta(ap, bp, g)[cluster], rng.beta(aq, bq, g)[cluster]
-        y = (rng.random(cluster.size) < p).astype(int)
+        y, q = labels_and_chances(rng, cluster, rate, chance)
         right = rng.random(cluster.size) < q
         pred = np.where(right, y, 1 - y)
         return (y, pred) if (y.sum() + pred.sum()) > 0 else None
@@ -160,6 +168,17 @@ def _clusters(rng: np.random.Generator, g: int) -> np.ndarray:
     return np.repeat(np.arange(g), sizes)
 
 
+def data_set(fam: Family, seed: int, f: int, g: int, s: int) -> tuple[np.ndarray, tuple]:
+    """Data set ``s`` of family ``f`` with ``g`` clusters: its cluster labels and arrays
+    (drawn again, clusters too, while the family's draw rejects it)."""
+    rng = np.random.default_rng([seed, f, g, s])
+    while True:
+        cluster = _clusters(rng, g)
+        arrays = fam.draw(rng, cluster)
+        if arrays is not None:
+            return cluster, arrays
+
+
 def run_cell(job: tuple[int, int, int, int]) -> dict:
     import booteval
 
@@ -168,12 +187,7 @@ def run_cell(job: tuple[int, int, int, int]) -> dict:
     hits = {"now": 0, "before": 0, "bca": 0}
     fell = outside = 0
     for s in range(sets):
-        rng = np.random.default_rng([seed, f, g, s])
-        while True:
-            cluster = _clusters(rng, g)
-            arrays = fam.draw(rng, cluster)
-            if arrays is not None:
-                break
+        cluster, arrays = data_set(fam, seed, f, g, s)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             r = booteval.ci(*arrays, metric=fam.metric, clusters=cluster, seed=s, n_resamples=B)

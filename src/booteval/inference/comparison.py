@@ -286,10 +286,14 @@ def compare(
         differences (:func:`booteval.closed_forms.cluster_robust_interval`), and for another
         metric with an analytic standard error the symmetric bootstrap-t below 30 clusters and the
         equal-tailed one from 30, for one without the percentile interval from 30
-        clusters (Kendall's tau beyond 1,000 rows: BCa; below 30 clusters and up to 50
-        rows the nested bootstrap-t, symmetric from 30 rows); BCa otherwise. ``result.method``
-        and the first note say which was chosen and why. With a closed form the
-        ``"bootstrap"`` p-value inverts it (``result.test`` names it). Each system's own
+        clusters (Kendall's tau beyond 1,000 rows: BCa) and below 30 the cluster jackknife
+        t interval of ``B - A`` (``"jackknife-t"``, where it can be formed); BCa
+        otherwise. Where the bootstrap-t it takes is unbounded or spans the difference's
+        whole range, it gives the cluster jackknife t of ``B - A`` with clusters and BCa
+        without, with a note. ``result.method`` and the first note say which was chosen
+        and why. With a closed form the ``"bootstrap"`` p-value inverts it
+        (``result.test`` names it); a bootstrap-t p-value reads the same pivots as its
+        interval. Each system's own
         interval (``interval_a``, ``interval_b``) is the one :func:`booteval.ci` gives for
         it with the same ``method``, to the last bit.
     strata, clusters, on_undefined, metric_kwargs, n_inner, bca_ties, workers, engine

@@ -205,7 +205,9 @@ def ci(
         the mean of [0, 1] scores on independent rows ``"quasi-wilson"``; for another
         clustered mean ``"cr2"`` with fewer than 10 clusters; for ROC-AUC on independent
         rows with fewer than 8 rows of its rarer class Newcombe's score interval
-        (``"newcombe-auc"``). With clusters it is otherwise a bootstrap-t
+        (``"newcombe-auc"``); for Pearson's r on independent rows the jackknife t over
+        rows on Fisher's z scale (``"jackknife-t"``; the percentile interval with a
+        ``transform``). With clusters it is otherwise a bootstrap-t
         (``"studentized"``, or its symmetric form with few clusters) for a metric with an
         analytic standard error and ``"percentile"`` from 30 clusters for one without
         (Kendall's tau beyond 1,000 rows: ``"bca"``), and below 30 clusters the cluster
@@ -494,6 +496,7 @@ def _closed_form_result(
             f"n_resamples='auto': B = {b}; the {rule.method} interval is a closed form, "
             "without Monte Carlo error",
         )
+    chosen = {"method": rule.method, "evidence": rule.evidence}
     if rule.method == JACKKNIFE_T and not case.clustered:
         # over rows (a correlation on independent rows): the leave-one-row-out values
         # the evaluator computes in closed form, not n evaluations of the metric
@@ -504,11 +507,8 @@ def _closed_form_result(
                 "leave-one-row-out values, or it spans the whole range): the percentile "
                 "interval instead"
             )
-            return replace(
-                result, notes=(reason(rule, case), note, *result.notes),
-                details={**result.details, "auto": {"method": rule.method,
-                                                    "evidence": rule.evidence}},
-            )  # fmt: skip
+            return replace(result, notes=(reason(rule, case), note, *result.notes),
+                           details={**result.details, "auto": chosen})  # fmt: skip
         out: Any = jack
         notes: tuple[str, ...] = (f"the jackknife t interval: {jack.describe(unit='row')}",)
     else:
@@ -517,7 +517,7 @@ def _closed_form_result(
     return replace(
         result, low=out.low, high=out.high, method=rule.method, mcse_low=0.0, mcse_high=0.0,
         notes=(reason(rule, case), *notes, *run_notes),
-        details={**result.details, "auto": {"method": rule.method, "evidence": rule.evidence}},
+        details={**result.details, "auto": chosen},
     )  # fmt: skip
 
 
