@@ -504,6 +504,56 @@ def _fill_vacuous(r: dict, cell: Cell) -> None:
     r["vacuous"] = {k: "".join(v) for k, v in flags.items()}
 
 
+#: the bootstrap-t candidates of a clustered proportion, by (transform, symmetric)
+BOOTSTRAP_T = {
+    "studentized": (None, False),
+    "studentized-symmetric": (None, True),
+    "studentized-logit": ("logit", False),
+    "studentized-symmetric-logit": ("logit", True),
+}
+
+
+def _unusable(low: float, high: float, transform: str | None) -> bool:
+    """Whether an interval is one no default may give: an end infinite on the scale it was
+    formed on (on the proportion's own scale an infinite end, on the logit scale an end at
+    0 or 1, which the logistic function reaches only from an infinite logit), which
+    excludes nothing on its side (a lower end of 0 for an accuracy of 0.96), or no width
+    (every row alike)."""
+    if not high > low:
+        return True
+    if transform is None:
+        return not (math.isfinite(low) and math.isfinite(high))
+    return low <= 0.0 or high >= 1.0
+
+
+def infinite_ends(r: dict, cell: Cell) -> dict[str, str]:
+    """Per data set of a clustered proportion's record, whether each bootstrap-t candidate
+    (:data:`BOOTSTRAP_T`) is one no default may give (:func:`_unusable`). Its
+    interval is formed again only where a resample misses every cluster of the rarer
+    outcome often enough to give an infinite quantile (:data:`MISS_ALL`); each rerun is
+    checked against the recorded outcome."""
+    draw, truth, metric = _draw_and_truth(cell)[:3]
+    g = cell.params["g"]
+    flags = {name: ["0"] * r["sets"] for name in BOOTSTRAP_T}
+    for s, k in enumerate(r["minority_clusters"]):
+        if ((g - k) / g) ** g < MISS_ALL:
+            continue
+        rng, seed = _dataset(cell, s)
+        arrays, design = draw(rng)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            runs = {tr: _bootstrap(arrays, design, metric, seed, "studentized", tr)
+                    for tr in (None, "logit")}  # fmt: skip
+            found = {name: runs[tr].with_method("studentized-symmetric") if sym else runs[tr]
+                     for name, (tr, sym) in BOOTSTRAP_T.items()}  # fmt: skip
+        for name, (tr, _) in BOOTSTRAP_T.items():
+            res = found[name]
+            hit = "1" if res.low <= truth <= res.high else "0"
+            assert hit == r["cover"][name][s], (r["key"], s, name)
+            flags[name][s] = "1" if _unusable(res.low, res.high, tr) else "0"
+    return {k: "".join(v) for k, v in flags.items()}
+
+
 def _fill_pearson_jackknife(r: dict, cell: Cell) -> None:
     """The default's interval for Pearson's r on independent rows now (the jackknife t over
     rows on Fisher's z scale, or the percentile interval where it has no width) on each of
@@ -525,14 +575,19 @@ def _fill_pearson_jackknife(r: dict, cell: Cell) -> None:
     r["median_width"]["jackknife-t"] = float(np.median(widths))
 
 
-def fill(path: Path = DEFAULT_OUT) -> int:
+def fill(path: Path = DEFAULT_OUT, workers: int = 2) -> int:
     """Add what later studies record of a proportion's data sets (the clusters holding the
-    rarer outcome, the design effect, whether its bootstrap-t is vacuous), of ROC-AUC's
+    rarer outcome, the design effect, whether its bootstrap-t is vacuous or unusable), of ROC-AUC's
     (the rows of the rarer class, Newcombe's score interval) and of Pearson's (the row
     jackknife t) to the records that lack it,
     by drawing their data sets again (checked equal on what was recorded); returns the
     records filled."""
     records, by_key, filled = load(path), {c.key: c for c in cells()}, 0
+    todo = [r for r in records if r["kind"] == "proportion" and "infinite_end" not in r]
+    with ProcessPoolExecutor(workers) as pool:
+        found = pool.map(infinite_ends, todo, [by_key[r["key"]] for r in todo])
+        for r, flags in zip(todo, found, strict=True):
+            r["infinite_end"], filled = flags, filled + 1
     for r in records:
         if r["kind"] == "roc_auc" and not r["minority"]:
             draw = _draw_and_truth(by_key[r["key"]])[0]
@@ -584,7 +639,7 @@ def main(argv: list[str] | None = None) -> int:
         DEFAULT_OUT if args.sets == 400 else HERE / f"atlas_families_{args.sets}.jsonl.gz"
     )
     if args.fill:
-        print(f"{fill(out)} records filled in {out}")
+        print(f"{fill(out, args.workers)} records filled in {out}")
         return 0
     done = {r["key"] for r in load(out)}
     todo = [c for c in cells() if c.key not in done and (args.only is None or args.only in c.key)]
