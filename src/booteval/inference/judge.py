@@ -43,6 +43,7 @@ from ..core.validation import (
     check_seed,
     describe_value,
 )
+from ..metrics.base import matmul
 from ..results import freeze
 from .analytic import zero_se_test
 from .comparison import bootstrap_p_value
@@ -210,8 +211,10 @@ def _bootstrap(
     The labelled and the unlabelled rows (or clusters) are resampled independently, with
     booteval's design weights (:func:`_resampling_plan`), so that replicate ``b`` is the
     same whatever the batching. Each replicate's estimate comes from weighted sums per unit
-    (``W @ S``); a power-tuned lambda is tuned again within each replicate (a given ``lam``
-    is kept), so the error of the tuning is part of the spread.
+    (``W @ S``, by :func:`booteval.metrics.base.matmul`, which sums a row the same way
+    wherever it sits, where a BLAS product need not); a power-tuned lambda is tuned again
+    within each replicate (a given ``lam`` is kept), so the error of the tuning is part of
+    the spread.
     """
     n, big_n = y.size, yu.size
     cy, ch = float(y.mean()), (float(yh.sum()) + float(yu.sum())) / (n + big_n)
@@ -221,7 +224,7 @@ def _bootstrap(
     for start in range(0, b, step):
         stop = min(start + step, b)
         w = design.unit_weights(seed, start, stop)
-        sl, su = w[:, in_lab] @ s_lab, w[:, in_unl] @ s_unl
+        sl, su = matmul(w[:, in_lab], s_lab), matmul(w[:, in_unl], s_unl)
         n_b, big_b = sl[:, 0], su[:, 0]
         my, mh, mu = sl[:, 1] / n_b, sl[:, 2] / n_b, su[:, 1] / big_b
         if lam is None:
