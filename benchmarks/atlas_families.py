@@ -475,23 +475,30 @@ def _fill_newcombe(r: dict, cell: Cell) -> None:
 MISS_ALL = 0.005
 
 
+def _risky_sets(r: dict, cell: Cell):
+    """The data sets of a clustered proportion's record whose resamples may miss every
+    cluster of the rarer outcome often enough for an infinite bootstrap-t quantile
+    (:data:`MISS_ALL`), drawn again: ``(index, arrays, design, seed)``."""
+    draw = _draw_and_truth(cell)[0]
+    g = cell.params["g"]
+    for s, k in enumerate(r["minority_clusters"]):
+        if ((g - k) / g) ** g >= MISS_ALL:
+            rng, seed = _dataset(cell, s)
+            yield (s, *draw(rng), seed)
+
+
 def _fill_vacuous(r: dict, cell: Cell) -> None:
     """Whether each data set's bootstrap-t on the logit scale (equal-tailed and symmetric)
     is vacuous, an infinite quantile (:func:`booteval.ci`'s ``details["vacuous"]``), where
     ``method="auto"`` now gives CR2 instead. Run again only where a resample can miss every
-    cluster of the rarer outcome often enough (:data:`MISS_ALL`); each rerun is checked
+    cluster of the rarer outcome often enough (:func:`_risky_sets`); each rerun is checked
     against the recorded outcome."""
-    draw, truth, metric = _draw_and_truth(cell)[:3]
-    g = cell.params["g"]
+    truth, metric = _draw_and_truth(cell)[1:3]
     flags = {
         "studentized-logit": ["0"] * r["sets"],
         "studentized-symmetric-logit": ["0"] * r["sets"],
     }
-    for s, k in enumerate(r["minority_clusters"]):
-        if ((g - k) / g) ** g < MISS_ALL:
-            continue
-        rng, seed = _dataset(cell, s)
-        arrays, design = draw(rng)
+    for s, arrays, design, seed in _risky_sets(r, cell):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             st = _bootstrap(arrays, design, metric, seed, "studentized", "logit")
@@ -528,18 +535,13 @@ def _unusable(low: float, high: float, transform: str | None) -> bool:
 
 def infinite_ends(r: dict, cell: Cell) -> dict[str, str]:
     """Per data set of a clustered proportion's record, whether each bootstrap-t candidate
-    (:data:`BOOTSTRAP_T`) is one no default may give (:func:`_unusable`). Its
-    interval is formed again only where a resample misses every cluster of the rarer
-    outcome often enough to give an infinite quantile (:data:`MISS_ALL`); each rerun is
-    checked against the recorded outcome."""
-    draw, truth, metric = _draw_and_truth(cell)[:3]
-    g = cell.params["g"]
+    (:data:`BOOTSTRAP_T`) is one no default may give (:func:`_unusable`). Its interval is
+    formed again only where a resample misses every cluster of the rarer outcome often
+    enough to give an infinite quantile (:func:`_risky_sets`); each rerun is checked
+    against the recorded outcome."""
+    truth, metric = _draw_and_truth(cell)[1:3]
     flags = {name: ["0"] * r["sets"] for name in BOOTSTRAP_T}
-    for s, k in enumerate(r["minority_clusters"]):
-        if ((g - k) / g) ** g < MISS_ALL:
-            continue
-        rng, seed = _dataset(cell, s)
-        arrays, design = draw(rng)
+    for s, arrays, design, seed in _risky_sets(r, cell):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             runs = {tr: _bootstrap(arrays, design, metric, seed, "studentized", tr)

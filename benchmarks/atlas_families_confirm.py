@@ -62,13 +62,6 @@ def run_fresh(cell: af.Cell, first: int = FIRST, sets: int = SETS) -> dict:
     }  # fmt: skip
 
 
-def load(path: Path = DEFAULT_OUT) -> list[dict]:
-    if not path.is_file():
-        return []
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
-
-
 def main(argv: list[str] | None = None) -> int:
     import atlas_families_fit as fit
 
@@ -77,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = ap.parse_args(argv)
     beaten = {key for key, _ in fit.beaten_cells(af.load())}
-    done = {r["key"] for r in load(args.out)}
+    done = {r["key"] for r in af.load(args.out)}
     todo = [c for c in af.cells() if c.key in beaten and c.key not in done]
     print(f"{len(todo)} beaten cells to run ({len(done)} done) -> {args.out}", flush=True)
     t0 = time.perf_counter()

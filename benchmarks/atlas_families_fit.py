@@ -19,9 +19,7 @@ Writes ``atlas_families.md`` (rendered into ``docs/coverage.md`` by
 from __future__ import annotations
 
 import argparse
-import gzip
 import itertools
-import json
 import math
 import sys
 from collections.abc import Callable
@@ -624,10 +622,9 @@ SETS_CONFIRM = 400
 
 def fresh_check(records: list[dict], path: Path) -> list[str]:
     """The beaten cells judged again on fresh data sets (``atlas_families_confirm.py``)."""
-    if not path.is_file():
+    fresh = {r["key"]: r for r in load(path)}
+    if not fresh:
         return []
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        fresh = {r["key"]: r for r in map(json.loads, f) if r}
     rows, tally = [], np.zeros(9, dtype=int)
     mcse = 100 * math.sqrt(0.95 * 0.05 / SETS_CONFIRM)
     for key, name in beaten_cells(records):
