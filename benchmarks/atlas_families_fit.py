@@ -289,8 +289,7 @@ def usable(bits: dict, unusable: dict | None, default: np.ndarray) -> dict:
         return bits
     out = dict(bits)
     for name, flags in unusable.items():
-        gone = np.frombuffer(flags.encode(), np.uint8) == 49
-        out[name] = np.where(gone, default, bits[name])
+        out[name] = np.where(_bits(flags), default, bits[name])
     return out
 
 
@@ -598,7 +597,7 @@ def report(data: Path) -> list[str]:
         "",
         GRID_CHECK,
         "",
-        "### Where the default misses and some method is in band",
+        "### Where a usable candidate beats the default",
         "",
         f"In all, {totals[0]} cells have some candidate in band and {totals[2]} are beaten; "
         f"counting what a default could give, {totals[1]} and {totals[3]}. booteval's rule "
