@@ -280,6 +280,11 @@ def hits(
     return np.where(minority < th["newcombe_below"], bits["newcombe-auc"], out)
 
 
+def _bits(text: str) -> np.ndarray:
+    """A record's string of 0s and 1s (one a data set) as booleans."""
+    return np.frombuffer(text.encode(), np.uint8) == 49
+
+
 def usable(bits: dict, unusable: dict | None, default: np.ndarray) -> dict:
     """Each candidate's outcomes as a default could give them: where a bootstrap-t's
     interval is one no default may give (an end infinite on its scale, or no width:
@@ -298,7 +303,7 @@ class Cells:
 
     def __init__(self, records: list[dict]) -> None:
         self.records = records
-        self.bits = [{k: np.frombuffer(v.encode(), np.uint8) == 49 for k, v in r["cover"].items()}
+        self.bits = [{k: _bits(v) for k, v in r["cover"].items()}
                      for r in records]  # fmt: skip
         self.n = [np.asarray(r["n"]) for r in records]
         self.minority = [np.asarray(r["minority"]) if r["minority"] else None for r in records]
@@ -307,9 +312,8 @@ class Cells:
         self.deff = [np.asarray(r["design_effect"]) if r.get("design_effect") else None
                      for r in records]  # fmt: skip
         self.g = [r["params"].get("g") for r in records]
-        self.vacuous = [{k: np.frombuffer(v.encode(), np.uint8) == 49
-                         for k, v in r["vacuous"].items()} if r.get("vacuous") else None
-                        for r in records]  # fmt: skip
+        self.vacuous = [{k: _bits(v) for k, v in r["vacuous"].items()}
+                        if r.get("vacuous") else None for r in records]  # fmt: skip
 
     def hits(self, i: int, kind: str, th: dict) -> np.ndarray:
         """:func:`hits` of record ``i``'s data sets under ``th``."""
@@ -612,20 +616,12 @@ def report(data: Path) -> list[str]:
     return lines + fresh_check(records, data.with_name("atlas_families_confirm.jsonl.gz"))
 
 
-def _bits(text: str) -> np.ndarray:
-    return np.frombuffer(text.encode(), np.uint8) == 49
-
-
-SETS_CONFIRM = 400
-
-
 def fresh_check(records: list[dict], path: Path) -> list[str]:
     """The beaten cells judged again on fresh data sets (``atlas_families_confirm.py``)."""
     fresh = {r["key"]: r for r in load(path)}
     if not fresh:
         return []
     rows, tally = [], np.zeros(9, dtype=int)
-    mcse = 100 * math.sqrt(0.95 * 0.05 / SETS_CONFIRM)
     for key, name in beaten_cells(records):
         if key not in fresh:
             continue
@@ -641,6 +637,7 @@ def fresh_check(records: list[dict], path: Path) -> list[str]:
         some = _some_in_band(ok1)
         both = beats(np.concatenate([d0, d1]), {name: np.concatenate([x0, x1])}) is not None
         c1, cx, b0, b1 = (100 * x.mean() for x in (d1, x1, sub.bits[0]["bca"], bits1["bca"]))
+        mcse = 100 * math.sqrt(0.95 * 0.05 / new["sets"])  # each half has as many sets
         worse = [abs(c - 95) > abs(b - 95) + 2 * mcse for c, b in ((100 * d0.mean(), b0),
                                                                   (c1, b1))]  # fmt: skip
         gap, se = farther(np.concatenate([d0, d1]),
