@@ -5,6 +5,14 @@ from __future__ import annotations
 import pytest
 
 
+def pytest_collection_modifyitems(config, items):
+    """A test marked ``long`` or ``simulation`` is ``slow`` too, so that the fast lane
+    (``-m "not slow"``) leaves it out as the README's command does."""
+    for item in items:
+        if item.get_closest_marker("long") or item.get_closest_marker("simulation"):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def dask_client():
     """A real ``distributed.LocalCluster``: two worker processes on loopback."""

@@ -192,7 +192,7 @@ def _booteval() -> list[str]:
     return [sys.executable, "-c", "import sys; from booteval.cli import main; sys.exit(main())"]
 
 
-@pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
 def test_a_full_disk_and_a_closed_stdin_end_in_one_line(tmp_path):
     values = "\n".join(f"{v:.3f}" for v in np.linspace(0.1, 0.9, 12))

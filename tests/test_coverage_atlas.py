@@ -108,6 +108,7 @@ def test_grid_rules() -> None:
     }
 
 
+@pytest.mark.long
 def test_results_do_not_depend_on_the_order_of_cells(tmp_path: Path) -> None:
     _run(tmp_path / "a.jsonl", [IID, CLUSTERED])
     _run(tmp_path / "b.jsonl", [CLUSTERED, IID])
@@ -116,6 +117,7 @@ def test_results_do_not_depend_on_the_order_of_cells(tmp_path: Path) -> None:
     assert len(a) == len(atlas.methods_for(IID)) + len(atlas.methods_for(CLUSTERED))
 
 
+@pytest.mark.long
 def test_a_tiny_grid_run_twice_gives_identical_lines(tmp_path: Path) -> None:
     _run(tmp_path / "a.jsonl", [IID, CLUSTERED])
     _run(tmp_path / "b.jsonl", [IID, CLUSTERED])
@@ -133,7 +135,7 @@ def test_a_tiny_grid_run_twice_gives_identical_lines(tmp_path: Path) -> None:
         )
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_workers_give_the_same_lines(tmp_path: Path) -> None:
     _run(tmp_path / "a.jsonl", [IID, CLUSTERED])
     _run(tmp_path / "b.jsonl", [IID, CLUSTERED], workers=2)

@@ -26,18 +26,8 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 DATA = ROOT.parent / "shared" / "data"
 
 
-#: pages that run seconds of bootstrap on the real data (or the demo, or figures): the
-#: full suite runs them
-SLOW_PAGES = {"README.md", "leaderboard_mmlu_pro.md", "meta_evaluation.md", "plots.md"}
-
-
-@pytest.mark.parametrize(
-    "path",
-    [
-        pytest.param(p, id=p.name, marks=[pytest.mark.slow] if p.name in SLOW_PAGES else [])
-        for p in PAGES
-    ],
-)
+@pytest.mark.long  # seconds a page, two minutes for all: CI runs them (-m long)
+@pytest.mark.parametrize("path", PAGES, ids=[p.name for p in PAGES])
 def test_page_examples_print_what_the_page_shows(path, tmp_path):
     """Every block that shows output is run (``tests/markdown_examples.py``) and prints
     what the page shows; ``python scripts/regenerate_docs.py`` rewrites a page that no
@@ -66,7 +56,7 @@ def test_every_block_names_its_language(path):
     assert not bare, f"{path.name}: blocks without a language at lines {bare}"
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_figures_show_what_the_code_beside_them_draws(tmp_path):
     """The images of docs/plots.md are drawn by docs/img/make_images.py from the page's own
     code blocks; their text (titles, labels, legends, numbers) is what that code draws

@@ -21,7 +21,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 #: a full site build and a browser: the full suite runs them (`-m "not slow"` skips them)
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.long
 
 ROOT = Path(__file__).resolve().parents[1]
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")

@@ -304,9 +304,9 @@ def call(fn, args, kwargs) -> None:
     check_result(result)
 
 
-#: examples per fuzzed function: 75 in the README's test command, 150 in CI's own fuzz step
+#: examples per fuzzed function: 30 in the README's test command, 150 in CI's own fuzz step
 #: (``BOOTEVAL_FUZZ_EXAMPLES=150``, .ci/run)
-EXAMPLES = int(os.environ.get("BOOTEVAL_FUZZ_EXAMPLES", "75"))
+EXAMPLES = int(os.environ.get("BOOTEVAL_FUZZ_EXAMPLES", "30"))
 FUZZ = settings(
     max_examples=EXAMPLES,
     derandomize=True,

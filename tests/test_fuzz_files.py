@@ -108,7 +108,7 @@ def _columns(path: Path, names: list[str], kind: str) -> list[str]:
     return [f"{c}_{i}" for i, c in enumerate(names)] if kind == "parquet" else names
 
 
-@pytest.mark.slow  # 30 generated tables a format; the named regressions stay in the fast lane
+@pytest.mark.long  # 30 generated tables a format; the named regressions stay in the fast lane
 @pytest.mark.parametrize("kind", ["csv", "tsv", "jsonl", "parquet"])
 def test_generated_tables_give_a_result_or_one_clear_error(kind, tmp_path_factory):
     folder = tmp_path_factory.mktemp(f"tables_{kind}")
@@ -225,7 +225,7 @@ def _damage_zip(path: Path, draw) -> None:
             z.writestr(n, raw)
 
 
-@pytest.mark.slow  # 30 damaged copies a harness
+@pytest.mark.long  # 30 damaged copies a harness
 @pytest.mark.parametrize("fmt", sorted(SOURCES))
 def test_damaged_logs_are_read_or_refused_with_one_clear_error(fmt, tmp_path_factory):
     base = tmp_path_factory.mktemp(f"logs_{fmt}")
@@ -268,7 +268,7 @@ SUBPROCESS_CASES = [
 ]
 
 
-@pytest.mark.slow  # a Python start-up each
+@pytest.mark.long  # a Python start-up each
 @pytest.mark.parametrize("argv", SUBPROCESS_CASES, ids=lambda a: " ".join(a[:3]))
 def test_the_installed_command_exits_0_or_2_with_one_line(argv, tmp_path):
     wide = tmp_path / "wide.csv"

@@ -454,7 +454,7 @@ def test_auc_passes_agree(ranking: tuple[np.ndarray, np.ndarray]) -> None:
     assert np.array_equal(a, b, equal_nan=True)
 
 
-@pytest.mark.slow  # a fresh interpreter compiles the kernels
+@pytest.mark.long  # a fresh interpreter compiles the kernels
 def test_kernels_are_cached_in_a_user_cache_directory_not_the_package(tmp_path):
     """A fresh process with NUMBA_CACHE_DIR unset writes its compiled kernels under
     XDG_CACHE_HOME/booteval/numba, and nothing into the package's __pycache__."""
@@ -553,7 +553,7 @@ def test_the_compiled_engine_reports_progress_in_chunks(scores: np.ndarray) -> N
     assert np.array_equal(r.distribution, booteval.ci(scores, batch=3, **kw).distribution)
 
 
-@pytest.mark.slow
+@pytest.mark.long  # fresh interpreters compile the kernels
 def test_the_first_use_says_it_is_compiling_and_later_runs_do_not(tmp_path) -> None:
     code = (
         "import numpy as np, booteval\n"

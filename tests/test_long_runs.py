@@ -108,7 +108,7 @@ def _interrupt_after_start(cmd: list[str], startup: float) -> tuple[float, int, 
             proc.wait()
 
 
-@pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT delivery differs on Windows")
 @pytest.mark.parametrize("workers", [1, 2])
 def test_ctrl_c_stops_the_api_within_a_second(workers):
@@ -122,7 +122,7 @@ def test_ctrl_c_stops_the_api_within_a_second(workers):
     assert elapsed < limit, f"stopped {elapsed:.1f} s after Ctrl-C (limit {limit:.1f} s)"
 
 
-@pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT delivery differs on Windows")
 def test_ctrl_c_on_the_command_exits_130_with_one_line(tmp_path):
     data = tmp_path / "scores.csv"

@@ -213,7 +213,7 @@ def test_result_plot_methods_delegate_to_the_plot_module(tmp_path):
     assert lb.plot_pairwise().axes
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_every_result_with_an_interval_plots_through_the_protocol(tmp_path):
     """No dispatch on concrete classes: seed pools, threshold, training and analytic
     results plot too (their distribution where one is stored, else the interval)."""
