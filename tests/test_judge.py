@@ -19,7 +19,9 @@ import pytest
 from scipy.stats import norm
 
 import booteval
+from booteval.core import kernels
 from booteval.core.design import make_design
+from booteval.core.kernels import drawn_counts
 from booteval.inference import judge as judge_module
 from booteval.inference.judge import judge_corrected_ci, judge_corrected_compare
 from booteval.inference.judge_results import JudgeCorrectedComparison, JudgeCorrectedResult
@@ -175,9 +177,9 @@ def test_bootstrap_and_clt_agree_on_a_large_sample(kind, n, big_n, b):
 
 
 def _resampled_reference(y, yh, yu, seed, b, lam=None, cells=False):
-    """The bootstrap replicates recomputed plainly: the rows each replicate draws (from
-    the same design weights: of rows, or of cells of equal rows), then the reference
-    estimator on them."""
+    """The bootstrap replicates recomputed plainly: the rows each replicate draws (the
+    design's counts of cells of equal rows, or the compiled engine's draws of rows), then
+    the reference estimator on them."""
     n, big_n = len(y), len(yu)
     strata = np.repeat([0, 1], [n, big_n])
     if cells:
@@ -186,9 +188,8 @@ def _resampled_reference(y, yh, yu, seed, b, lam=None, cells=False):
         design = make_design(n + big_n, strata=strata).compress(keys)
         counts = np.zeros((b, n + big_n), dtype=int)
         counts[:, design.cell_row] = design.unit_weights(seed, 0, b)  # a row stands for its cell
-    else:
-        design = make_design(n + big_n, strata=strata, clusters=np.arange(n + big_n))
-        counts = design.unit_weights(seed, 0, b).astype(int)
+    else:  # the compiled engine's draws within each stratum
+        counts = drawn_counts(seed, 0, b, strata)
     out = []
     for row in counts:
         ys, yhs = np.repeat(y, row[:n]), np.repeat(yh, row[:n])
@@ -222,7 +223,7 @@ def test_clustered_bootstrap_replicates_recomputed_plainly():
     design = make_design(
         n + big_n, strata=np.repeat([0, 1], [n, big_n]), clusters=np.concatenate([cl, gl + cu])
     )
-    w = design.unit_weights(4, 0, 50).astype(int)
+    w = drawn_counts(4, 0, 50, design.unit_stratum)  # the compiled engine's draws
     for b, row in enumerate(w):
         # the drawn clusters as (copy id, rows)
         lab = [np.flatnonzero(cl == g) for g in range(gl) for _ in range(row[g])]
@@ -245,6 +246,7 @@ def test_the_batching_never_changes_the_bootstrap(monkeypatch):
         y, yh, yu = data(9, n=50, big_n=400, kind=kind)
         one = judge_corrected_ci(y, yh, yu, **kw)
         monkeypatch.setattr(judge_module, "_BATCH_CELLS", 3 * 450 + 7)  # 3 replicates a batch
+        monkeypatch.setattr(kernels, "_CALL_REPLICATES", 7)  # 7 a call of the compiled engine
         again = judge_corrected_ci(y, yh, yu, **kw)
         monkeypatch.undo()
         assert np.array_equal(one.distribution, again.distribution)

@@ -60,6 +60,7 @@ __all__ = [
     "MAX_ROWS",
     "Runner",
     "chunk_runner",
+    "drawn_counts",
     "drawn_indices",
     "stacked_runner",
     "stream_key",
@@ -313,6 +314,24 @@ def drawn_indices(seed: int, b: int, n: int, stream: str = "kernels") -> np.ndar
     """
     k0, k1 = stream_key(seed, stream)
     return _draws(k0, k1, np.int64(b), np.int64(n), _reject(n))
+
+
+def drawn_counts(seed: int, start: int, stop: int, strata: np.ndarray) -> np.ndarray:
+    """How often replicates ``start .. stop - 1`` for ``seed`` draw each unit when each
+    stratum's units are drawn from that stratum (``strata``: each unit's stratum), as
+    the sums kernel draws them. For tests and debugging.
+
+    Examples
+    --------
+    >>> counts = drawn_counts(0, 0, 2, np.array([0, 0, 1, 1, 1]))
+    >>> counts.sum(axis=1).tolist(), counts[:, :2].sum(axis=1).tolist()
+    ([5, 5], [2, 2])
+    """
+    order, offsets = _by_stratum(np.asarray(strata, dtype=np.int64))
+    k0, k1 = stream_key(seed)
+    out = np.empty((stop - start, order.size), dtype=np.int64)
+    _count_matrix(order, offsets, k0, k1, np.int64(start), out)
+    return out
 
 
 def threads(workers: int | None) -> int:

@@ -208,39 +208,48 @@ def _bootstrap(
 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """The replicates of the PPI++ estimate and of the human-only mean.
 
-    The labelled and the unlabelled rows (or clusters) are resampled independently, with
-    booteval's design weights (:func:`_resampling_plan`), so that replicate ``b`` is the
-    same whatever the batching. Each replicate's estimate comes from weighted sums per unit
-    (``W @ S``, by :func:`booteval.metrics.base.matmul`, which sums a row the same way
-    wherever it sits, where a BLAS product need not); a power-tuned lambda is tuned again
-    within each replicate (a given ``lam`` is kept), so the error of the tuning is part of
-    the spread.
+    The labelled and the unlabelled rows (or clusters) are resampled independently, as
+    two strata (:func:`_resampling_plan`), so that replicate ``b`` is the same whatever
+    the batching. Each replicate's estimate comes from weighted sums per unit: drawn by the
+    compiled engine, which adds up each drawn unit's sums as it goes, or, where the design
+    draws counts of cells of equal rows, the counts times the cells' sums
+    (:func:`booteval.metrics.base.matmul`, which sums a row the same way wherever it
+    sits). A power-tuned lambda is tuned again within each replicate (a given ``lam`` is
+    kept), so the error of the tuning is part of the spread.
     """
     n, big_n = y.size, yu.size
     cy, ch = float(y.mean()), (float(yh.sum()) + float(yu.sum())) / (n + big_n)
     design, s_lab, s_unl, in_lab, in_unl = _resampling_plan(y, yh, yu, lab, unl, cy, ch)
-    theta, human = np.empty(b), np.empty(b)
-    step = max(1, min(b, _BATCH_CELLS // design.n_units))
-    for start in range(0, b, step):
-        stop = min(start + step, b)
-        w = design.unit_weights(seed, start, stop)
-        sl, su = matmul(w[:, in_lab], s_lab), matmul(w[:, in_unl], s_unl)
-        n_b, big_b = sl[:, 0], su[:, 0]
-        my, mh, mu = sl[:, 1] / n_b, sl[:, 2] / n_b, su[:, 1] / big_b
-        if lam is None:
-            cov = (sl[:, 3] - mh * sl[:, 4] - my * sl[:, 5] + my * mh * sl[:, 6]) / n_b
-            mp = (sl[:, 2] + su[:, 1]) / (n_b + big_b)
-            ss = sl[:, 7] - 2 * mp * sl[:, 5] + mp * mp * sl[:, 6]
-            ss += su[:, 4] - 2 * mp * su[:, 2] + mp * mp * su[:, 3]
-            var = ss / (n_b + big_b - 1)
-            ok = var > tiny
-            lam_b = np.where(ok, cov / ((1 + n_b / big_b) * np.where(ok, var, 1.0)), 0.0)
-            lam_b = np.clip(lam_b, 0.0, 1.0) if clip else lam_b
-        else:
-            lam_b = lam
-        theta[start:stop] = cy + my + lam_b * (mu - mh)
-        human[start:stop] = cy + my
-    return theta, human
+    width = s_lab.shape[1]
+    if design.compressed:  # counts of cells: a cost that does not grow with N
+        sums = np.empty((b, width + s_unl.shape[1]))
+        step = max(1, min(b, _BATCH_CELLS // design.n_units))
+        for start in range(0, b, step):
+            w = design.unit_weights(seed, start, min(start + step, b))
+            sums[start : start + step, :width] = matmul(w[:, in_lab], s_lab)
+            sums[start : start + step, width:] = matmul(w[:, in_unl], s_unl)
+    else:  # each unit's sums, side by side (zero in the other stratum's columns)
+        from ..core.kernels import _kernel_sums  # numba, on first use
+
+        stats = np.zeros((design.n_units, width + s_unl.shape[1]))
+        stats[in_lab, :width], stats[in_unl, width:] = s_lab, s_unl
+        strata = np.asarray(design.unit_stratum, dtype=np.int64)
+        sums = _kernel_sums(stats, strata)(seed, 0, b)
+    sl, su = sums[:, :width], sums[:, width:]
+    n_b, big_b = sl[:, 0], su[:, 0]
+    my, mh, mu = sl[:, 1] / n_b, sl[:, 2] / n_b, su[:, 1] / big_b
+    if lam is None:
+        cov = (sl[:, 3] - mh * sl[:, 4] - my * sl[:, 5] + my * mh * sl[:, 6]) / n_b
+        mp = (sl[:, 2] + su[:, 1]) / (n_b + big_b)
+        ss = sl[:, 7] - 2 * mp * sl[:, 5] + mp * mp * sl[:, 6]
+        ss += su[:, 4] - 2 * mp * su[:, 2] + mp * mp * su[:, 3]
+        var = ss / (n_b + big_b - 1)
+        ok = var > tiny
+        lam_b = np.where(ok, cov / ((1 + n_b / big_b) * np.where(ok, var, 1.0)), 0.0)
+        lam_b = np.clip(lam_b, 0.0, 1.0) if clip else lam_b
+    else:
+        lam_b = lam
+    return cy + my + lam_b * (mu - mh), cy + my
 
 
 def _percentile(reps: np.ndarray, level: float, alternative: str) -> tuple[float, float]:
@@ -456,7 +465,8 @@ def judge_corrected_ci(
         Bootstrap replicates (``method="bootstrap"`` only).
     seed : int, optional
         Of the bootstrap; drawn and recorded in the result when ``None``. The same seed gives
-        the same replicates whatever the batching (booteval's stratified design weights).
+        the same replicates whatever the batching (each set drawn within itself, by
+        the compiled engine, or as counts of cells of equal rows).
 
     Returns
     -------
