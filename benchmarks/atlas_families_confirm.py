@@ -39,10 +39,13 @@ def run_fresh(cell: af.Cell, first: int = FIRST, sets: int = SETS) -> dict:
     draw, truth, metric, _ = af._draw_and_truth(cell)
     cover: dict[str, list[str]] = {}
     unusable: dict[str, list[str]] = {}
+    minority: list[int] = []
     t0 = time.perf_counter()
     for s in range(first, first + sets):
         rng, seed = af._dataset(cell, s)
         arrays, design = draw(rng)
+        if cell.kind == "proportion":
+            minority.append(af._minority(arrays[0]))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             found = af.candidates(cell, arrays, design, metric, seed)
@@ -57,9 +60,26 @@ def run_fresh(cell: af.Cell, first: int = FIRST, sets: int = SETS) -> dict:
     return {
         "key": cell.key, "kind": cell.kind, "half": cell.half, "first": first, "sets": sets,
         "cover": {k: "".join(v) for k, v in cover.items()},
-        "infinite_end": {k: "".join(v) for k, v in unusable.items()},
+        "infinite_end": {k: "".join(v) for k, v in unusable.items()}, "minority": minority,
         "seconds": round(time.perf_counter() - t0, 1),
     }  # fmt: skip
+
+
+def _fill_minority(path: Path) -> None:
+    """Record, where a record lacks it, each fresh data set's rows in the rarer outcome
+    (the data sets drawn again; no interval is formed)."""
+    records = af.load(path)
+    if all(r.get("minority") is not None or r["kind"] != "proportion" for r in records):
+        return
+    by_key = {c.key: c for c in af.cells()}
+    for r in records:
+        if r["kind"] == "proportion" and r.get("minority") is None:
+            cell = by_key[r["key"]]
+            draw = af._draw_and_truth(cell)[0]
+            r["minority"] = [af._minority(draw(af._dataset(cell, s)[0])[0][0])
+                             for s in range(r["first"], r["first"] + r["sets"])]  # fmt: skip
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        f.writelines(json.dumps(r) + "\n" for r in records)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = ap.parse_args(argv)
     beaten = {key for key, _ in fit.beaten_cells(af.load())}
+    _fill_minority(args.out)
     done = {r["key"] for r in af.load(args.out)}
     todo = [c for c in af.cells() if c.key in beaten and c.key not in done]
     print(f"{len(todo)} beaten cells to run ({len(done)} done) -> {args.out}", flush=True)

@@ -285,16 +285,26 @@ def _bits(text: str) -> np.ndarray:
     return np.frombuffer(text.encode(), np.uint8) == 49
 
 
-def usable(bits: dict, unusable: dict | None, default: np.ndarray) -> dict:
-    """Each candidate's outcomes as a default could give them: where a bootstrap-t's
-    interval is one no default may give (an end infinite on its scale, or no width:
-    ``atlas_families.py --fill``), the default's own outcome. A candidate in band only
-    through such intervals is not one the default can follow."""
-    if not unusable:
-        return bits
+#: the candidates that keep a width where every row of a proportion is alike
+KEEPS_WIDTH = ("clustered-wilson",)
+
+
+def usable(bits: dict, record: dict, default: np.ndarray) -> dict:
+    """Each candidate's outcomes as a default could give them: where its interval is one no
+    default may give, the default's own outcome. Those are a bootstrap-t's intervals with
+    an end infinite on its scale or no width (``infinite_end``: ``atlas_families.py
+    --fill``), and, for a proportion whose rows are all alike (``minority`` 0), every
+    interval but a score interval's (:data:`KEEPS_WIDTH`): a bootstrap or cluster-robust
+    interval is then a point. A candidate in band only through such intervals is not one
+    the default can follow; one that is in band with the default's outcome there is."""
     out = dict(bits)
-    for name, flags in unusable.items():
+    for name, flags in (record.get("infinite_end") or {}).items():
         out[name] = np.where(_bits(flags), default, bits[name])
+    if record["kind"] == "proportion" and record.get("minority"):
+        alike = np.asarray(record["minority"]) == 0
+        for name in out:
+            if name not in KEEPS_WIDTH and name != "auto":
+                out[name] = np.where(alike, default, out[name])
     return out
 
 
@@ -499,7 +509,7 @@ def beaten_cells(records: list[dict]) -> list[tuple[str, str]]:
         sub = Cells([r for r in records if r["kind"] == kind])
         for i, r in enumerate(sub.records):
             hits_now = sub.hits(i, kind, now(kind))
-            won = beats(hits_now, usable(sub.bits[i], r.get("infinite_end"), hits_now))
+            won = beats(hits_now, usable(sub.bits[i], r, hits_now))
             if won is not None:
                 out.append((r["key"], won[0].rsplit(" ", 1)[0]))
     return out
@@ -556,10 +566,13 @@ def report(data: Path) -> list[str]:
         "error, so an upper mark); *beaten*: cells where booteval's rule now is outside the "
         "band and farther from 95 % than that in-band candidate by more than twice the paired "
         "Monte Carlo standard error (the same data sets; the rest of the gap is within Monte "
-        "Carlo error); *usable*: the same two counts where a bootstrap-t candidate's interval "
-        "that no default may give (an end infinite on the scale it was formed on, such as a "
-        "lower end of 0 on the logit scale for an accuracy of 0.96, or no width) counts as "
-        "the default's own outcome on that data set; *worse than BCa*: booteval's rule now.",
+        "Carlo error); *usable*: the same two counts where a candidate's interval that no "
+        "default may give counts as the default's own outcome on that data set: a "
+        "bootstrap-t's with an end infinite on the scale it was formed on (such as a lower "
+        "end of 0 on the logit scale for an accuracy of 0.96) or no width, and, where every "
+        "row of a proportion is alike, every interval but the clustered Wilson one (a "
+        "bootstrap or cluster-robust interval is then a point); *worse than BCa*: booteval's "
+        "rule now.",
         "",
         "| family | half | cells | in band: before | fitted | now | some method | usable | "
         "beaten | usable | distance: before | fitted | now | lowest: before | fitted | now | "
@@ -582,7 +595,7 @@ def report(data: Path) -> list[str]:
                 bca = 100 * sub.bits[i]["bca"].mean()
                 worse += abs(c - 95) > abs(bca - 95) + 2 * mcse
                 hits_now = sub.hits(i, kind, now(kind))
-                ok = usable(sub.bits[i], r.get("infinite_end"), hits_now)
+                ok = usable(sub.bits[i], r, hits_now)
                 for j, bits in enumerate((sub.bits[i], ok)):
                     counts[j] += _some_in_band(bits) is not None
                     won = beats(hits_now, bits)
@@ -628,10 +641,10 @@ def fresh_check(records: list[dict], path: Path) -> list[str]:
         old, new = next(r for r in records if r["key"] == key), fresh[key]
         sub = Cells([old])
         d0 = sub.hits(0, old["kind"], now(old["kind"]))
-        x0 = usable(sub.bits[0], old.get("infinite_end"), d0)[name]
+        x0 = usable(sub.bits[0], old, d0)[name]
         d1 = _bits(new["cover"]["auto"])
         bits1 = {k: _bits(v) for k, v in new["cover"].items() if k != "auto"}
-        ok1 = usable(bits1, new.get("infinite_end"), d1)
+        ok1 = usable(bits1, new, d1)
         x1 = ok1[name]
         still = beats(d1, {name: x1}) is not None
         some = _some_in_band(ok1)

@@ -98,3 +98,25 @@ def test_the_cluster_benchmark_writes_its_log_once_and_checks_the_estimates(tmp_
     assert res["worker_peak_mib"][0] > 0 and res["wall_s"] > 0
     kern = bench_cluster.kernel_ns(4096, 16)
     assert 0 < kern["rng_floor"] < kern["mean_limbs"]
+
+
+def test_the_families_comparison_gives_a_candidate_the_default_s_outcome_where_it_is_a_point():
+    """A candidate's interval that no default may give (a bootstrap-t flagged as having an
+    infinite end; any interval but the score interval where every row is alike, which is
+    then a point) counts as the default's outcome on that data set, and nowhere else."""
+    fit = pytest.importorskip("atlas_families_fit")
+    default = np.array([True, True, False, True])
+    bits = {
+        "cr2": np.array([False, True, True, False]),
+        "clustered-wilson": np.array([False, False, False, False]),
+        "studentized-logit": np.array([True, False, True, True]),
+        "auto": default,
+    }
+    record = {"kind": "proportion", "minority": [0, 3, 5, 7],
+              "infinite_end": {"studentized-logit": "0010"}}  # fmt: skip
+    ok = fit.usable(bits, record, default)
+    assert ok["cr2"].tolist() == [True, True, True, False]  # the first data set: all alike
+    assert ok["clustered-wilson"].tolist() == [False] * 4  # keeps its width: its own outcome
+    assert ok["studentized-logit"].tolist() == [True, False, False, True]
+    assert ok["auto"] is default
+    assert fit.usable(bits, {"kind": "mean"}, default)["cr2"] is bits["cr2"]
