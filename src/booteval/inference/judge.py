@@ -229,12 +229,11 @@ def _bootstrap(
             sums[start : start + step, :width] = matmul(w[:, in_lab], s_lab)
             sums[start : start + step, width:] = matmul(w[:, in_unl], s_unl)
     else:  # each unit's sums, side by side (zero in the other stratum's columns)
-        from ..core.kernels import _kernel_sums  # numba, on first use
+        from ..core.kernels import stratified_sums  # numba, on first use
 
         stats = np.zeros((design.n_units, width + s_unl.shape[1]))
         stats[in_lab, :width], stats[in_unl, width:] = s_lab, s_unl
-        strata = np.asarray(design.unit_stratum, dtype=np.int64)
-        sums = _kernel_sums(stats, strata)(seed, 0, b)
+        sums = stratified_sums(stats, design.unit_stratum)(seed, 0, b)
     sl, su = sums[:, :width], sums[:, width:]
     n_b, big_b = sl[:, 0], su[:, 0]
     my, mh, mu = sl[:, 1] / n_b, sl[:, 2] / n_b, su[:, 1] / big_b
