@@ -10,7 +10,7 @@ grid's own stream there), forms every candidate and the default on them, and rep
 whether the candidate that beat the default still does, and whether any candidate is in
 band on the fresh data sets. Usage::
 
-    python benchmarks/atlas_families_confirm.py            # about 20 minutes on 2 cores
+    python benchmarks/atlas_families_confirm.py            # about 30 minutes on 2 cores
     python benchmarks/atlas_families_fit.py                 # its table in atlas_families.md
 """
 

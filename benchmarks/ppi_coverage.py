@@ -20,7 +20,7 @@ of the humans). The cells with n = 10 and 20 show where the normal interval fail
 clustered cells draw prompts of 10 items with a shared difficulty; the labelled items are
 whole prompts, and the intervals are computed with and without ``clusters=``.
 
-    python benchmarks/ppi_coverage.py                  # 2,000 evaluations a cell, ~5 minutes
+    python benchmarks/ppi_coverage.py                  # 2,000 evaluations a cell, ~2 minutes
     python benchmarks/ppi_coverage.py --reps 300 --boot-reps 100   # a quick look
 """
 
